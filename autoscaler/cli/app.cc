@@ -1,0 +1,64 @@
+#include "autoscaler/cli/app.h"
+
+#include "absl/strings/str_format.h"
+
+#ifndef GPUA_VERSION
+#define GPUA_VERSION "unknown"
+#endif
+
+namespace gpua {
+namespace {
+
+constexpr int kExitUsage = 2;
+
+void PrintUsage(std::ostream& out) {
+  out << "gpu-autoscaler: an autoscaler for Kubernetes GPU node pools, with scale-to-zero.\n\n"
+         "Usage:\n"
+         "  gpu-autoscaler [controller flags]        run the controller\n"
+         "  gpu-autoscaler <subcommand> [flags]      run one tool (--help on each)\n"
+         "  gpu-autoscaler --help | --version\n\n"
+         "Subcommands:\n";
+  for (const Subcommand& s : Subcommands()) {
+    out << absl::StrFormat("  %-14s %s\n", s.name, s.summary);
+  }
+}
+
+}  // namespace
+
+const std::vector<Subcommand>& Subcommands() {
+  static const std::vector<Subcommand> kSubcommands = {};
+  return kSubcommands;
+}
+
+int RunApp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (!args.empty()) {
+    const std::string& first = args.front();
+    if (first == "--help" || first == "-help" || first == "-h" || first == "help") {
+      PrintUsage(out);
+      return 0;
+    }
+    if (first == "--version" || first == "-version") {
+      out << "gpu-autoscaler " << GPUA_VERSION << "\n";
+      return 0;
+    }
+    if (first.empty() || first[0] != '-') {
+      for (const Subcommand& s : Subcommands()) {
+        if (s.name == first) return s.run({args.begin() + 1, args.end()}, out, err);
+      }
+      err << "gpu-autoscaler: unknown subcommand \"" << first << "\" (see --help)\n";
+      return kExitUsage;
+    }
+  }
+  // The controller (the default, flag-compatible with cluster-autoscaler) is built on the
+  // Kubernetes client and the cloud providers; until they exist this build cannot run it,
+  // and says so rather than pretending.
+  if (!args.empty()) {
+    err << "gpu-autoscaler: unknown flag " << args.front()
+        << " (this build has no controller yet; see --help)\n";
+  } else {
+    err << "gpu-autoscaler: this build has no controller yet; see --help for its tools\n";
+  }
+  return kExitUsage;
+}
+
+}  // namespace gpua
