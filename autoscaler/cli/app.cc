@@ -1,6 +1,7 @@
 #include "autoscaler/cli/app.h"
 
 #include "absl/strings/str_format.h"
+#include "autoscaler/cli/estimate_command.h"
 
 #ifndef GPUA_VERSION
 #define GPUA_VERSION "unknown"
@@ -26,7 +27,9 @@ void PrintUsage(std::ostream& out) {
 }  // namespace
 
 const std::vector<Subcommand>& Subcommands() {
-  static const std::vector<Subcommand> kSubcommands = {};
+  static const std::vector<Subcommand> kSubcommands = {
+      {"estimate", "plan the nodes that would hold a set of pending pods", RunEstimateCommand},
+  };
   return kSubcommands;
 }
 

@@ -1,0 +1,173 @@
+#include "autoscaler/cli/estimate_command.h"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "autoscaler/cli/flag_set.h"
+#include "cloudproviders/kube_objects.h"
+#include "cloudproviders/node_group_file.h"
+#include "estimator/estimate.h"
+
+namespace gpua {
+namespace {
+
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct EstimateFlags {
+  std::string pods_file;
+  std::string node_groups_file;
+  std::string output = "table";
+  std::string expander = "least-waste";
+  int64_t max_nodes_per_scaleup = 1000;
+  int64_t max_nodes_total = 0;
+  int64_t seed = 0;
+};
+
+nlohmann::json PlanToJson(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
+                          double elapsed_ms) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GroupPlan& g : plan.groups) {
+    nlohmann::json names = nlohmann::json::array();
+    for (int p : g.pods) names.push_back(pods[p].Key());
+    groups.push_back({{"id", g.group_id}, {"new_nodes", g.new_nodes()}, {"pods", names}});
+  }
+  nlohmann::json existing = nlohmann::json::array();
+  for (const ExistingPlacement& e : plan.on_existing) {
+    existing.push_back({{"pod", pods[e.pod].Key()}, {"node", e.node}});
+  }
+  nlohmann::json unschedulable = nlohmann::json::array();
+  for (const UnschedulablePod& u : plan.unschedulable) {
+    unschedulable.push_back({{"pod", pods[u.pod].Key()}, {"reasons", u.reasons}});
+  }
+  return {{"groups", groups},
+          {"existing", existing},
+          {"unschedulable", unschedulable},
+          {"elapsed_ms", elapsed_ms}};
+}
+
+void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
+                const std::vector<NodeGroupConfig>& groups, double elapsed_ms,
+                std::ostream& out) {
+  const auto price = [&](const std::string& id) {
+    for (const NodeGroupConfig& g : groups) {
+      if (g.spec.id == id) return g.spec.price_per_hour;
+    }
+    return 0.0;
+  };
+  out << absl::StrFormat("%-24s %9s %6s %12s\n", "NODE GROUP", "NEW NODES", "PODS", "USD/HOUR");
+  double total_price = 0;
+  size_t total_pods = 0;
+  for (const GroupPlan& g : plan.groups) {
+    const double p = price(g.group_id) * g.new_nodes();
+    total_price += p;
+    total_pods += g.pods.size();
+    out << absl::StrFormat("%-24s %9d %6d %12.2f\n", g.group_id, g.new_nodes(), g.pods.size(),
+                           p);
+  }
+  out << absl::StrFormat("%-24s %9d %6d %12.2f\n", "total", plan.total_new_nodes(), total_pods,
+                         total_price);
+  if (!plan.on_existing.empty()) {
+    out << "\n" << plan.on_existing.size() << " pod(s) fit nodes that exist or are coming up.\n";
+  }
+  if (!plan.unschedulable.empty()) {
+    out << "\n" << plan.unschedulable.size() << " pod(s) fit no node group:\n";
+    for (const UnschedulablePod& u : plan.unschedulable) {
+      out << "  " << pods[u.pod].Key() << "\n";
+      for (const auto& [group, reason] : u.reasons) out << "    " << group << ": " << reason << "\n";
+    }
+  }
+  out << absl::StrFormat("\nplanned in %.2f ms\n", elapsed_ms);
+}
+
+}  // namespace
+
+int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err) {
+  EstimateFlags f;
+  FlagSet flags("gpu-autoscaler estimate");
+  flags.AddString("pods", &f.pods_file,
+                  "pending pods: a PodList or List (kubectl get pods -o json) or a YAML stream");
+  flags.AddString("node-groups", &f.node_groups_file, "the node-group file (YAML or JSON)");
+  flags.AddString("output", &f.output, "table or json");
+  flags.AddString("expander", &f.expander,
+                  "expander chain: least-waste, price, priority, most-pods, least-nodes, random");
+  flags.AddInt("max-nodes-per-scaleup", &f.max_nodes_per_scaleup,
+               "new nodes one scale-up may add over all groups");
+  flags.AddInt("max-nodes-total", &f.max_nodes_total, "nodes in all; 0 for no limit");
+  flags.AddInt("random-seed", &f.seed, "seed of the random expander");
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) {
+    err << rest.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (flags.help()) {
+    out << "Usage: gpu-autoscaler estimate --pods FILE --node-groups FILE [flags]\n\n"
+           "Plans the nodes that would hold the pending pods.\n\nFlags:\n"
+        << flags.Usage();
+    return 0;
+  }
+  if (!rest->empty()) {
+    err << "gpu-autoscaler estimate: unexpected argument \"" << rest->front() << "\"\n";
+    return kExitUsage;
+  }
+  if (f.pods_file.empty() || f.node_groups_file.empty()) {
+    err << "gpu-autoscaler estimate: --pods and --node-groups are required\n";
+    return kExitUsage;
+  }
+  if (f.output != "table" && f.output != "json") {
+    err << "gpu-autoscaler estimate: invalid value \"" << f.output
+        << "\" for flag --output: expected table or json\n";
+    return kExitUsage;
+  }
+  absl::StatusOr<std::unique_ptr<Expander>> expander =
+      MakeExpanderChain(f.expander, ExpanderConfig{{}, static_cast<uint64_t>(f.seed)});
+  if (!expander.ok()) {
+    err << "gpu-autoscaler estimate: --expander: " << expander.status().message() << "\n";
+    return kExitUsage;
+  }
+
+  absl::StatusOr<std::vector<NodeGroupConfig>> groups = LoadNodeGroupFile(f.node_groups_file);
+  if (!groups.ok()) {
+    err << "gpu-autoscaler estimate: " << groups.status().message() << "\n";
+    return kExitFailure;
+  }
+  absl::StatusOr<std::string> pods_text = ReadFile(f.pods_file);
+  absl::StatusOr<std::vector<nlohmann::json>> objects =
+      pods_text.ok() ? ParseObjects(*pods_text, f.pods_file) : pods_text.status();
+  if (!objects.ok()) {
+    err << "gpu-autoscaler estimate: " << objects.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::vector<PodSpec> pods;
+  for (const nlohmann::json& o : *objects) {
+    if (!IsPending(o)) continue;
+    pods.push_back(DecodePod(o));
+    if (!pods.back().invalid.ok()) {
+      err << "warning: " << f.pods_file << ": " << pods.back().invalid.message() << "\n";
+    }
+  }
+
+  std::vector<NodeGroupSpec> specs;
+  for (const NodeGroupConfig& g : *groups) specs.push_back(g.spec);
+  EstimateOptions options;
+  options.max_new_nodes = static_cast<int>(f.max_nodes_per_scaleup);
+  options.max_nodes_total = static_cast<int>(f.max_nodes_total);
+  ClusterSnapshot snapshot({});
+  const auto start = std::chrono::steady_clock::now();
+  ScaleUpPlan plan = Estimate(pods, specs, snapshot, **expander, options);
+  const double elapsed_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  if (f.output == "json") {
+    out << PlanToJson(plan, pods, elapsed_ms).dump(2) << "\n";
+  } else {
+    PrintTable(plan, pods, *groups, elapsed_ms, out);
+  }
+  return 0;
+}
+
+}  // namespace gpua

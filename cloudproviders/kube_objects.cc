@@ -1,0 +1,419 @@
+#include "cloudproviders/kube_objects.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <regex>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "estimator/status_macros.h"
+
+namespace gpua {
+namespace {
+
+// ---- YAML ---------------------------------------------------------------------------
+
+nlohmann::json PlainScalar(const std::string& s) {
+  static const std::regex kInt("[-+]?[0-9]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (std::regex_match(s, kInt)) {
+    int64_t v;
+    if (absl::SimpleAtoi(s, &v)) return v;
+  }
+  if (std::regex_match(s, kFloat)) {
+    double d;
+    if (absl::SimpleAtod(s, &d)) return d;
+  }
+  return s;
+}
+
+nlohmann::json ToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json obj = nlohmann::json::object();
+      for (const auto& kv : node) obj[kv.first.Scalar()] = ToJson(kv.second);
+      return obj;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json arr = nlohmann::json::array();
+      for (const auto& item : node) arr.push_back(ToJson(item));
+      return arr;
+    }
+    case YAML::NodeType::Scalar:
+      // A quoted scalar has the non-specific tag "!": always a string.
+      return node.Tag() == "!" ? nlohmann::json(node.Scalar()) : PlainScalar(node.Scalar());
+    default:
+      return nullptr;
+  }
+}
+
+absl::StatusOr<std::vector<nlohmann::json>> YamlDocuments(absl::string_view text,
+                                                          absl::string_view source) {
+  try {
+    std::vector<nlohmann::json> docs;
+    for (const YAML::Node& doc : YAML::LoadAll(std::string(text))) {
+      if (!doc.IsNull()) docs.push_back(ToJson(doc));
+    }
+    return docs;
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": line ", e.mark.line + 1, ", column ", e.mark.column + 1, ": ",
+                     e.msg));
+  }
+}
+
+void Flatten(nlohmann::json object, std::vector<nlohmann::json>* out) {
+  if (object.is_object() && object.contains("items") && object["items"].is_array() &&
+      object.value("kind", "").ends_with("List")) {
+    for (auto& item : object["items"]) Flatten(std::move(item), out);
+    return;
+  }
+  out->push_back(std::move(object));
+}
+
+// ---- Pods ---------------------------------------------------------------------------
+
+absl::StatusOr<Requirement> DecodeRequirement(const JsonReader& r, bool node_selector) {
+  Requirement req;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"key", "operator", "values"}));
+  GPUA_ASSIGN_OR_RETURN(req.key, r.Field("key").String());
+  GPUA_ASSIGN_OR_RETURN(std::string op, r.Field("operator").String());
+  absl::StatusOr<SelectorOp> parsed = ParseSelectorOp(op, node_selector);
+  if (!parsed.ok()) return r.Field("operator").Error(parsed.status().message());
+  req.op = *parsed;
+  GPUA_ASSIGN_OR_RETURN(req.values, r.Field("values").Strings());
+  if (absl::Status s = req.Validate(); !s.ok()) return r.Error(s.message());
+  return req;
+}
+
+absl::StatusOr<std::vector<Requirement>> DecodeRequirements(const JsonReader& r,
+                                                            bool node_selector) {
+  std::vector<Requirement> out;
+  GPUA_RETURN_IF_ERROR(r.ForEach([&](const JsonReader& item) -> absl::Status {
+    GPUA_ASSIGN_OR_RETURN(Requirement req, DecodeRequirement(item, node_selector));
+    out.push_back(std::move(req));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+// A null selector stays absent (matches nothing); {} matches everything.
+absl::StatusOr<std::optional<LabelSelector>> DecodeLabelSelector(const JsonReader& r) {
+  if (r.IsNull()) return std::optional<LabelSelector>();
+  if (!r.value().is_object()) return r.Error("expected a label selector object");
+  LabelSelector sel;
+  GPUA_ASSIGN_OR_RETURN(Labels match_labels, r.Field("matchLabels").StringMap());
+  for (const auto& [k, v] : match_labels) sel.requirements.push_back({k, SelectorOp::kIn, {v}});
+  GPUA_ASSIGN_OR_RETURN(std::vector<Requirement> exprs,
+                        DecodeRequirements(r.Field("matchExpressions"), false));
+  sel.requirements.insert(sel.requirements.end(), exprs.begin(), exprs.end());
+  return std::optional<LabelSelector>(std::move(sel));
+}
+
+absl::StatusOr<std::vector<PodAffinityTerm>> DecodeAffinityTerms(const JsonReader& r) {
+  std::vector<PodAffinityTerm> out;
+  GPUA_RETURN_IF_ERROR(r.ForEach([&](const JsonReader& t) -> absl::Status {
+    PodAffinityTerm term;
+    GPUA_ASSIGN_OR_RETURN(term.selector, DecodeLabelSelector(t.Field("labelSelector")));
+    GPUA_ASSIGN_OR_RETURN(term.namespaces, t.Field("namespaces").Strings());
+    GPUA_ASSIGN_OR_RETURN(term.topology_key, t.Field("topologyKey").String());
+    if (term.topology_key.empty()) return t.Field("topologyKey").Error("must not be empty");
+    const JsonReader ns_selector = t.Field("namespaceSelector");
+    if (!ns_selector.IsNull()) {
+      if (!ns_selector.value().is_object() || !ns_selector.value().empty()) {
+        // Matching namespaces by their labels needs the Namespace objects, which the
+        // estimator does not see; refuse rather than guess.
+        return ns_selector.Error("namespace selectors other than {} are not supported");
+      }
+      term.all_namespaces = true;
+    }
+    out.push_back(std::move(term));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::Status DecodeContainers(const JsonReader& r, bool init, std::vector<Container>* out,
+                              std::vector<HostPort>* ports) {
+  return r.ForEach([&](const JsonReader& c) -> absl::Status {
+    Container container;
+    GPUA_ASSIGN_OR_RETURN(container.name, c.Field("name").String());
+    const JsonReader resources = c.Field("resources");
+    GPUA_ASSIGN_OR_RETURN(container.requests, resources.Field("requests").Resources());
+    // The API server defaults a missing request to its limit (extended resources such as
+    // nvidia.com/gpu are often given as limits only).
+    GPUA_ASSIGN_OR_RETURN(ResourceList limits, resources.Field("limits").Resources());
+    for (const auto& [name, q] : limits) {
+      if (!container.requests.Has(name)) container.requests.Set(name, q);
+    }
+    if (init) {
+      GPUA_ASSIGN_OR_RETURN(std::string policy, c.Field("restartPolicy").String());
+      container.restart_always = policy == "Always";
+    }
+    GPUA_RETURN_IF_ERROR(c.Field("ports").ForEach([&](const JsonReader& p) -> absl::Status {
+      GPUA_ASSIGN_OR_RETURN(int64_t host_port, p.Field("hostPort").Int());
+      if (host_port == 0) return absl::OkStatus();
+      if (host_port < 0 || host_port > 65535) return p.Field("hostPort").Error("out of range");
+      HostPort hp;
+      hp.port = static_cast<int32_t>(host_port);
+      GPUA_ASSIGN_OR_RETURN(hp.protocol, p.Field("protocol").String("TCP"));
+      GPUA_ASSIGN_OR_RETURN(hp.host_ip, p.Field("hostIP").String());
+      ports->push_back(std::move(hp));
+      return absl::OkStatus();
+    }));
+    out->push_back(std::move(container));
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<Toleration>> DecodeTolerations(const JsonReader& r) {
+  std::vector<Toleration> out;
+  GPUA_RETURN_IF_ERROR(r.ForEach([&](const JsonReader& t) -> absl::Status {
+    Toleration tol;
+    GPUA_ASSIGN_OR_RETURN(tol.key, t.Field("key").String());
+    GPUA_ASSIGN_OR_RETURN(std::string op, t.Field("operator").String("Equal"));
+    if (op == "Exists") {
+      tol.op = Toleration::Op::kExists;
+    } else if (op != "Equal") {
+      return t.Field("operator").Error(
+          absl::StrCat("unknown operator \"", op, "\" (expected Equal or Exists)"));
+    }
+    if (tol.key.empty() && tol.op != Toleration::Op::kExists) {
+      return t.Field("key").Error("an empty key needs operator Exists");
+    }
+    GPUA_ASSIGN_OR_RETURN(tol.value, t.Field("value").String());
+    GPUA_ASSIGN_OR_RETURN(std::string effect, t.Field("effect").String());
+    if (!effect.empty()) {
+      absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
+      if (!e.ok()) return t.Field("effect").Error(e.status().message());
+      tol.effect = *e;
+    }
+    out.push_back(std::move(tol));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::StatusOr<std::vector<TopologySpreadConstraint>> DecodeSpread(const JsonReader& r) {
+  std::vector<TopologySpreadConstraint> out;
+  GPUA_RETURN_IF_ERROR(r.ForEach([&](const JsonReader& c) -> absl::Status {
+    GPUA_ASSIGN_OR_RETURN(std::string when, c.Field("whenUnsatisfiable").String());
+    if (when == "ScheduleAnyway") return absl::OkStatus();  // a preference, never a filter
+    if (when != "DoNotSchedule") {
+      return c.Field("whenUnsatisfiable")
+          .Error(absl::StrCat("unknown value \"", when,
+                              "\" (expected DoNotSchedule or ScheduleAnyway)"));
+    }
+    TopologySpreadConstraint tsc;
+    GPUA_ASSIGN_OR_RETURN(int64_t skew, c.Field("maxSkew").Int(1));
+    if (skew < 1) return c.Field("maxSkew").Error("must be at least 1");
+    tsc.max_skew = static_cast<int32_t>(skew);
+    GPUA_ASSIGN_OR_RETURN(tsc.topology_key, c.Field("topologyKey").String());
+    if (tsc.topology_key.empty()) return c.Field("topologyKey").Error("must not be empty");
+    GPUA_ASSIGN_OR_RETURN(tsc.selector, DecodeLabelSelector(c.Field("labelSelector")));
+    GPUA_ASSIGN_OR_RETURN(int64_t min_domains, c.Field("minDomains").Int(1));
+    if (min_domains < 1) return c.Field("minDomains").Error("must be at least 1");
+    tsc.min_domains = static_cast<int32_t>(min_domains);
+    out.push_back(std::move(tsc));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+absl::Status DecodeNodeAffinity(const JsonReader& affinity, PodSpec& pod) {
+  const JsonReader required =
+      affinity.Field("nodeAffinity").Field("requiredDuringSchedulingIgnoredDuringExecution");
+  if (required.IsNull()) return absl::OkStatus();
+  NodeSelector selector;
+  GPUA_RETURN_IF_ERROR(
+      required.Field("nodeSelectorTerms").ForEach([&](const JsonReader& t) -> absl::Status {
+        NodeSelectorTerm term;
+        GPUA_ASSIGN_OR_RETURN(term.match_expressions,
+                              DecodeRequirements(t.Field("matchExpressions"), true));
+        GPUA_ASSIGN_OR_RETURN(term.match_fields, DecodeRequirements(t.Field("matchFields"), true));
+        for (const Requirement& f : term.match_fields) {
+          if (f.key != "metadata.name") {
+            return t.Field("matchFields").Error(
+                absl::StrCat("unsupported field \"", f.key, "\" (only metadata.name)"));
+          }
+        }
+        selector.terms.push_back(std::move(term));
+        return absl::OkStatus();
+      }));
+  pod.required_node_affinity = std::move(selector);
+  return absl::OkStatus();
+}
+
+absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
+  const JsonReader meta = obj.Field("metadata");
+  GPUA_ASSIGN_OR_RETURN(pod.labels, meta.Field("labels").StringMap());
+  GPUA_ASSIGN_OR_RETURN(pod.uid, meta.Field("uid").String());
+  GPUA_RETURN_IF_ERROR(meta.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
+    GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
+    if (!controller) return absl::OkStatus();
+    OwnerReference owner{"", "", "", true};
+    GPUA_ASSIGN_OR_RETURN(owner.kind, o.Field("kind").String());
+    GPUA_ASSIGN_OR_RETURN(owner.name, o.Field("name").String());
+    GPUA_ASSIGN_OR_RETURN(owner.uid, o.Field("uid").String());
+    pod.owner = std::move(owner);
+    return absl::OkStatus();
+  }));
+
+  const JsonReader spec = obj.Field("spec");
+  if (!spec.value().is_object()) return spec.Error("missing or not an object");
+  GPUA_ASSIGN_OR_RETURN(int64_t priority, spec.Field("priority").Int());
+  pod.priority = static_cast<int32_t>(priority);
+  GPUA_ASSIGN_OR_RETURN(pod.scheduler_name,
+                        spec.Field("schedulerName").String("default-scheduler"));
+  GPUA_ASSIGN_OR_RETURN(pod.node_name, spec.Field("nodeName").String());
+  GPUA_ASSIGN_OR_RETURN(pod.node_selector, spec.Field("nodeSelector").StringMap());
+  GPUA_ASSIGN_OR_RETURN(pod.tolerations, DecodeTolerations(spec.Field("tolerations")));
+
+  std::vector<Container> containers, init_containers;
+  GPUA_RETURN_IF_ERROR(DecodeContainers(spec.Field("containers"), false, &containers,
+                                        &pod.host_ports));
+  if (containers.empty()) return spec.Field("containers").Error("a pod needs a container");
+  GPUA_RETURN_IF_ERROR(DecodeContainers(spec.Field("initContainers"), true, &init_containers,
+                                        &pod.host_ports));
+  GPUA_ASSIGN_OR_RETURN(ResourceList overhead, spec.Field("overhead").Resources());
+  pod.requests = EffectiveRequests(containers, init_containers, overhead);
+  for (const auto& [name, q] : pod.requests) {
+    if (q.Sign() < 0) {
+      return spec.Error(absl::StrCat("negative request for ", name, " (", q.ToString(), ")"));
+    }
+  }
+
+  const JsonReader affinity = spec.Field("affinity");
+  GPUA_RETURN_IF_ERROR(DecodeNodeAffinity(affinity, pod));
+  GPUA_ASSIGN_OR_RETURN(pod.affinity,
+                        DecodeAffinityTerms(affinity.Field("podAffinity").Field(
+                            "requiredDuringSchedulingIgnoredDuringExecution")));
+  GPUA_ASSIGN_OR_RETURN(pod.anti_affinity,
+                        DecodeAffinityTerms(affinity.Field("podAntiAffinity").Field(
+                            "requiredDuringSchedulingIgnoredDuringExecution")));
+  GPUA_ASSIGN_OR_RETURN(pod.spread, DecodeSpread(spec.Field("topologySpreadConstraints")));
+  return absl::OkStatus();
+}
+
+// ---- Nodes --------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<Taint>> DecodeTaints(const JsonReader& r) {
+  std::vector<Taint> out;
+  GPUA_RETURN_IF_ERROR(r.ForEach([&](const JsonReader& t) -> absl::Status {
+    Taint taint;
+    GPUA_ASSIGN_OR_RETURN(taint.key, t.Field("key").String());
+    if (taint.key.empty()) return t.Field("key").Error("must not be empty");
+    GPUA_ASSIGN_OR_RETURN(taint.value, t.Field("value").String());
+    GPUA_ASSIGN_OR_RETURN(std::string effect, t.Field("effect").String());
+    absl::StatusOr<TaintEffect> e = ParseTaintEffect(effect);
+    if (!e.ok()) return t.Field("effect").Error(e.status().message());
+    taint.effect = *e;
+    out.push_back(std::move(taint));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_view source) {
+  GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> docs, YamlDocuments(text, source));
+  if (docs.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": expected one YAML document, found ", docs.size()));
+  }
+  return std::move(docs.front());
+}
+
+absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
+                                                         absl::string_view source) {
+  std::vector<nlohmann::json> docs;
+  const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(text);
+  if (absl::StartsWith(trimmed, "{") || absl::StartsWith(trimmed, "[")) {
+    nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+    if (parsed.is_discarded()) {
+      // Parse again with exceptions on, only to learn where it broke.
+      try {
+        (void)nlohmann::json::parse(text.begin(), text.end());
+      } catch (const nlohmann::json::parse_error& e) {
+        return absl::InvalidArgumentError(absl::StrCat(source, ": invalid JSON: ", e.what()));
+      }
+      return absl::InvalidArgumentError(absl::StrCat(source, ": invalid JSON"));
+    }
+    if (parsed.is_array()) {
+      for (auto& item : parsed) docs.push_back(std::move(item));
+    } else {
+      docs.push_back(std::move(parsed));
+    }
+  } else {
+    GPUA_ASSIGN_OR_RETURN(docs, YamlDocuments(text, source));
+  }
+  std::vector<nlohmann::json> objects;
+  for (auto& d : docs) Flatten(std::move(d), &objects);
+  return objects;
+}
+
+PodSpec DecodePod(const nlohmann::json& object) {
+  PodSpec pod;
+  const JsonReader obj(object, "");
+  const JsonReader meta = obj.Field("metadata");
+  pod.name = meta.Field("name").String().value_or("");
+  pod.namespace_name = meta.Field("namespace").String("default").value_or("default");
+  if (pod.namespace_name.empty()) pod.namespace_name = "default";
+  const std::string what = absl::StrCat("Pod ", pod.Key());
+  if (!object.is_object()) {
+    pod.invalid = absl::InvalidArgumentError(absl::StrCat(what, ": not an object"));
+    return pod;
+  }
+  if (const std::string kind = object.value("kind", "Pod"); kind != "Pod") {
+    pod.invalid = absl::InvalidArgumentError(
+        absl::StrCat(what, ": kind is \"", kind, "\", expected Pod"));
+    return pod;
+  }
+  absl::Status s = pod.name.empty() ? meta.Field("name").Error("missing") : DecodePodInto(obj, pod);
+  if (!s.ok()) pod.invalid = absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message()));
+  return pod;
+}
+
+bool IsPending(const nlohmann::json& pod) {
+  if (!pod.is_object()) return true;  // let decoding report it
+  const auto spec = pod.find("spec");
+  if (spec != pod.end() && spec->is_object() && spec->value("nodeName", "") != "") return false;
+  const auto status = pod.find("status");
+  if (status != pod.end() && status->is_object()) {
+    const std::string phase = status->value("phase", "");
+    if (phase == "Succeeded" || phase == "Failed") return false;
+  }
+  return true;
+}
+
+absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node) {
+  NodeTemplate t;
+  const JsonReader meta = node.Field("metadata");
+  GPUA_ASSIGN_OR_RETURN(t.name, meta.Field("name").String());
+  GPUA_ASSIGN_OR_RETURN(t.labels, meta.Field("labels").StringMap());
+  GPUA_ASSIGN_OR_RETURN(t.annotations, meta.Field("annotations").StringMap());
+  const JsonReader spec = node.Field("spec");
+  GPUA_ASSIGN_OR_RETURN(t.taints, DecodeTaints(spec.Field("taints")));
+  const JsonReader status = node.Field("status");
+  GPUA_ASSIGN_OR_RETURN(t.allocatable, status.Field("allocatable").Resources());
+  if (t.allocatable.empty()) {
+    // The kubelet reports capacity too; without either nothing can be planned.
+    GPUA_ASSIGN_OR_RETURN(t.allocatable, status.Field("capacity").Resources());
+  }
+  if (t.allocatable.empty()) return status.Field("allocatable").Error("missing");
+  for (const auto& [name, q] : t.allocatable) {
+    if (q.Sign() < 0) {
+      return status.Field("allocatable").Error(absl::StrCat("negative ", name));
+    }
+  }
+  return t;
+}
+
+}  // namespace gpua

@@ -1,0 +1,39 @@
+// Kubernetes Pods and Nodes, as `kubectl get -o json` (or YAML) prints them, decoded into
+// the estimator's model. Every tool of the project reads objects through here.
+#ifndef GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_
+#define GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "cloudproviders/json_reader.h"
+#include "estimator/node.h"
+#include "estimator/pod.h"
+
+namespace gpua {
+
+// Parses a JSON document or a YAML stream (one or more documents). A `List` or `*List`
+// object is flattened into its items. `source` names the input in errors.
+absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
+                                                         absl::string_view source);
+
+// Converts YAML to the JSON it denotes: quoted scalars stay strings, plain ones become
+// numbers, booleans or null where YAML 1.2's core schema says so.
+absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_view source);
+
+// Never fails: a pod that cannot be read whole comes back with `invalid` set to an error
+// naming the pod and the field, so it is reported rather than planned for or dropped.
+PodSpec DecodePod(const nlohmann::json& object);
+
+// A Node object as a template for new nodes; allocatable is required.
+absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node);
+
+// True for pods the scheduler still has to place: no node yet and not finished.
+bool IsPending(const nlohmann::json& pod);
+
+}  // namespace gpua
+
+#endif  // GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_

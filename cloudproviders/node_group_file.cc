@@ -1,0 +1,177 @@
+#include "cloudproviders/node_group_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "cloudproviders/json_reader.h"
+#include "cloudproviders/kube_objects.h"
+#include "estimator/status_macros.h"
+
+namespace gpua {
+namespace {
+
+absl::StatusOr<std::optional<absl::Duration>> ReadDuration(const JsonReader& r) {
+  if (r.IsNull()) return std::optional<absl::Duration>();
+  GPUA_ASSIGN_OR_RETURN(std::string text, r.String());
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
+    return r.Error(absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 10m, 1h)"));
+  }
+  return std::optional<absl::Duration>(d);
+}
+
+absl::StatusOr<std::optional<double>> ReadFraction(const JsonReader& r) {
+  if (r.IsNull()) return std::optional<double>();
+  GPUA_ASSIGN_OR_RETURN(double v, r.Double());
+  if (v < 0 || v > 1) return r.Error("must be between 0 and 1");
+  return std::optional<double>(v);
+}
+
+absl::StatusOr<NodeGroupOptions> ReadOptions(const JsonReader& r) {
+  NodeGroupOptions o;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown(
+      {"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold",
+       "scaleDownUnneededTime", "scaleDownUnreadyTime", "maxNodeProvisionTime",
+       "zeroOrMaxNodeScaling", "ignoreDaemonSetsUtilization"}));
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_utilization_threshold,
+                        ReadFraction(r.Field("scaleDownUtilizationThreshold")));
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_gpu_utilization_threshold,
+                        ReadFraction(r.Field("scaleDownGpuUtilizationThreshold")));
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_unneeded_time, ReadDuration(r.Field("scaleDownUnneededTime")));
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_unready_time, ReadDuration(r.Field("scaleDownUnreadyTime")));
+  GPUA_ASSIGN_OR_RETURN(o.max_node_provision_time, ReadDuration(r.Field("maxNodeProvisionTime")));
+  for (auto [key, target] : {std::pair{"zeroOrMaxNodeScaling", &o.zero_or_max_node_scaling},
+                             std::pair{"ignoreDaemonSetsUtilization",
+                                       &o.ignore_daemonsets_utilization}}) {
+    if (r.Has(key)) {
+      GPUA_ASSIGN_OR_RETURN(bool v, r.Field(key).Bool());
+      *target = v;
+    }
+  }
+  return o;
+}
+
+absl::StatusOr<DelayDistribution> ReadDelay(const JsonReader& r) {
+  DelayDistribution d;
+  if (r.IsNull()) return d;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"p50", "p95"}));
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p50, ReadDuration(r.Field("p50")));
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p95, ReadDuration(r.Field("p95")));
+  d.p50 = p50.value_or(absl::ZeroDuration());
+  d.p95 = p95.value_or(d.p50);
+  if (d.p95 < d.p50) return r.Error("p95 is below p50");
+  return d;
+}
+
+absl::StatusOr<SimulationSettings> ReadSimulation(const JsonReader& r) {
+  SimulationSettings s;
+  GPUA_RETURN_IF_ERROR(
+      r.RejectUnknown({"provisioningDelay", "gpuReadyDelay", "spotInterruptionsPerHour"}));
+  GPUA_ASSIGN_OR_RETURN(s.provisioning_delay, ReadDelay(r.Field("provisioningDelay")));
+  GPUA_ASSIGN_OR_RETURN(s.gpu_ready_delay, ReadDelay(r.Field("gpuReadyDelay")));
+  GPUA_ASSIGN_OR_RETURN(s.spot_interruptions_per_hour,
+                        r.Field("spotInterruptionsPerHour").Double());
+  if (s.spot_interruptions_per_hour < 0) {
+    return r.Field("spotInterruptionsPerHour").Error("must not be negative");
+  }
+  return s;
+}
+
+absl::StatusOr<int> ReadSize(const JsonReader& r, int fallback) {
+  GPUA_ASSIGN_OR_RETURN(int64_t v, r.Int(fallback));
+  if (v < 0 || v > 1'000'000) return r.Error("must be between 0 and 1000000");
+  return static_cast<int>(v);
+}
+
+absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
+  NodeGroupConfig g;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"id", "minSize", "maxSize", "targetSize",
+                                        "pricePerHour", "capacityType", "template", "options",
+                                        "simulation"}));
+  GPUA_ASSIGN_OR_RETURN(g.spec.id, r.Field("id").String());
+  if (g.spec.id.empty()) return r.Field("id").Error("required");
+  GPUA_ASSIGN_OR_RETURN(g.spec.min_size, ReadSize(r.Field("minSize"), 0));
+  if (!r.Has("maxSize")) return r.Field("maxSize").Error("required");
+  GPUA_ASSIGN_OR_RETURN(g.spec.max_size, ReadSize(r.Field("maxSize"), 0));
+  GPUA_ASSIGN_OR_RETURN(g.spec.target_size, ReadSize(r.Field("targetSize"), g.spec.min_size));
+  if (g.spec.min_size > g.spec.max_size) {
+    return r.Field("minSize").Error(absl::StrCat("minSize ", g.spec.min_size,
+                                                 " exceeds maxSize ", g.spec.max_size));
+  }
+  if (g.spec.target_size < g.spec.min_size || g.spec.target_size > g.spec.max_size) {
+    return r.Field("targetSize").Error("must lie between minSize and maxSize");
+  }
+  GPUA_ASSIGN_OR_RETURN(g.spec.price_per_hour, r.Field("pricePerHour").Double());
+  if (g.spec.price_per_hour < 0) return r.Field("pricePerHour").Error("must not be negative");
+  GPUA_ASSIGN_OR_RETURN(std::string capacity, r.Field("capacityType").String("on-demand"));
+  if (capacity == "spot") {
+    g.capacity_type = CapacityType::kSpot;
+  } else if (capacity != "on-demand") {
+    return r.Field("capacityType")
+        .Error(absl::StrCat("unknown value \"", capacity, "\" (expected spot or on-demand)"));
+  }
+  const JsonReader tmpl = r.Field("template");
+  if (!tmpl.value().is_object()) return tmpl.Error("required: a Kubernetes Node");
+  GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
+  GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
+  GPUA_ASSIGN_OR_RETURN(g.simulation, ReadSimulation(r.Field("simulation")));
+  return g;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_view text,
+                                                                absl::string_view source) {
+  GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> docs, ParseObjects(text, source));
+  if (docs.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": expected one document with nodeGroups, found ", docs.size()));
+  }
+  const JsonReader root(docs.front(), "");
+  const auto in_source = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": ", s.message()));
+  };
+  if (absl::Status s = root.RejectUnknown({"nodeGroups"}); !s.ok()) return in_source(s);
+  std::vector<NodeGroupConfig> groups;
+  absl::flat_hash_set<std::string> ids;
+  absl::Status s = root.Field("nodeGroups").ForEach([&](const JsonReader& g) -> absl::Status {
+    absl::StatusOr<NodeGroupConfig> group = ReadGroup(g);
+    if (!group.ok()) {
+      const std::string id = g.value().is_object() ? g.value().value("id", "") : "";
+      return absl::InvalidArgumentError(
+          id.empty() ? std::string(group.status().message())
+                     : absl::StrCat("node group ", id, ": ", group.status().message()));
+    }
+    if (!ids.insert(group->spec.id).second) {
+      return g.Field("id").Error(absl::StrCat("duplicate node group id \"", group->spec.id, "\""));
+    }
+    groups.push_back(*std::move(group));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return in_source(s);
+  if (groups.empty()) return in_source(root.Field("nodeGroups").Error("no node groups"));
+  return groups;
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
+  return buffer.str();
+}
+
+absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path) {
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseNodeGroupFile(text, path);
+}
+
+}  // namespace gpua

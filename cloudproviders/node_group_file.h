@@ -1,0 +1,59 @@
+// The node-group file every tool reads (estimate, the simulated cloud, simulate and the
+// example plugin): ../shared/ARCHITECTURE.md, "One node-group file, everywhere".
+#ifndef GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_
+#define GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "estimator/node.h"
+
+namespace gpua {
+
+enum class CapacityType { kOnDemand, kSpot };
+
+// cluster-autoscaler's per-group autoscaling options; unset ones take the flags' defaults.
+struct NodeGroupOptions {
+  std::optional<double> scale_down_utilization_threshold;
+  std::optional<double> scale_down_gpu_utilization_threshold;
+  std::optional<absl::Duration> scale_down_unneeded_time;  // the pool's idle timeout
+  std::optional<absl::Duration> scale_down_unready_time;
+  std::optional<absl::Duration> max_node_provision_time;
+  std::optional<bool> zero_or_max_node_scaling;
+  std::optional<bool> ignore_daemonsets_utilization;
+};
+
+struct DelayDistribution {
+  absl::Duration p50 = absl::ZeroDuration();
+  absl::Duration p95 = absl::ZeroDuration();
+};
+
+// Read by the simulated cloud only.
+struct SimulationSettings {
+  DelayDistribution provisioning_delay;
+  DelayDistribution gpu_ready_delay;
+  double spot_interruptions_per_hour = 0;
+};
+
+struct NodeGroupConfig {
+  NodeGroupSpec spec;  // id, sizes, price and template
+  CapacityType capacity_type = CapacityType::kOnDemand;
+  NodeGroupOptions options;
+  SimulationSettings simulation;
+};
+
+// Parses the file's text (YAML or JSON); `source` names it in errors, which also name the
+// group and the field.
+absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_view text,
+                                                                absl::string_view source);
+absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path);
+
+// Reads a whole file; the error names the path.
+absl::StatusOr<std::string> ReadFile(const std::string& path);
+
+}  // namespace gpua
+
+#endif  // GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_

@@ -1,0 +1,111 @@
+#include "estimator/cluster_snapshot.h"
+
+#include <utility>
+
+namespace gpua {
+
+std::optional<absl::string_view> SimNode::TopologyValue(absl::string_view key) const {
+  if (key == kLabelHostname && (is_new || !props->labels.contains(key))) {
+    return absl::string_view(name);
+  }
+  auto it = props->labels.find(key);
+  if (it == props->labels.end()) return std::nullopt;
+  return absl::string_view(it->second);
+}
+
+ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(nodes)) {
+  nodes_.reserve(source_.size());
+  for (const Node& n : source_) {
+    auto props = std::make_shared<NodeProps>();
+    props->labels = n.labels;
+    props->taints = n.taints;
+    props->unschedulable = n.unschedulable;
+    props->group_id = n.group_id;
+    SimNode sim;
+    sim.name = n.name;
+    sim.props = std::move(props);
+    sim.allocatable = catalog_.ToVector(n.allocatable);
+    sim.free = sim.allocatable;
+    for (const PodSpec& pod : n.pods) {
+      SubtractFrom(sim.free, PodRequest(pod));
+      sim.ports.insert(sim.ports.end(), pod.host_ports.begin(), pod.host_ports.end());
+      sim.pods.push_back(&pod);
+    }
+    nodes_.push_back(std::move(sim));
+  }
+}
+
+ResourceVector ClusterSnapshot::PodRequest(const PodSpec& pod) {
+  ResourceVector v = catalog_.ToVector(pod.requests);
+  if (v.size() <= ResourceCatalog::kPods) v.resize(ResourceCatalog::kPods + 1, 0);
+  v[ResourceCatalog::kPods] = 1;
+  return v;
+}
+
+size_t ClusterSnapshot::AddNodeFromTemplate(const std::string& name,
+                                            std::shared_ptr<const NodeProps> props,
+                                            const ResourceVector& allocatable,
+                                            const std::vector<const PodSpec*>& daemonset_pods,
+                                            const ResourceVector& daemonset_requests) {
+  SimNode sim;
+  sim.name = name;
+  sim.props = std::move(props);
+  sim.is_new = true;
+  sim.allocatable = allocatable;
+  sim.free = allocatable;
+  SubtractFrom(sim.free, daemonset_requests);
+  for (const PodSpec* pod : daemonset_pods) {
+    sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+    sim.pods.push_back(pod);
+  }
+  nodes_.push_back(std::move(sim));
+  Change change;
+  change.kind = Change::Kind::kAddNode;
+  change.node = nodes_.size() - 1;
+  journal_.push_back(std::move(change));
+  return nodes_.size() - 1;
+}
+
+void ClusterSnapshot::AddPods(size_t index, const PodSpec* pod, const ResourceVector& request,
+                              int64_t copies) {
+  SimNode& n = nodes_[index];
+  const size_t ports_before = n.ports.size();
+  SubtractFrom(n.free, request, copies);
+  for (int64_t i = 0; i < copies; ++i) {
+    n.ports.insert(n.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+  }
+  n.pods.insert(n.pods.end(), static_cast<size_t>(copies), pod);
+  Change change;
+  change.kind = Change::Kind::kAddPods;
+  change.node = index;
+  change.copies = copies;
+  change.ports_before = ports_before;
+  change.request = request;
+  journal_.push_back(std::move(change));
+}
+
+void ClusterSnapshot::Fork() { marks_.push_back(journal_.size()); }
+
+void ClusterSnapshot::Revert() {
+  const size_t mark = marks_.back();
+  marks_.pop_back();
+  while (journal_.size() > mark) {
+    const Change& c = journal_.back();
+    if (c.kind == Change::Kind::kAddNode) {
+      nodes_.pop_back();
+    } else {
+      SimNode& n = nodes_[c.node];
+      AddInto(n.free, c.request, c.copies);
+      n.ports.resize(c.ports_before);
+      n.pods.resize(n.pods.size() - static_cast<size_t>(c.copies));
+    }
+    journal_.pop_back();
+  }
+}
+
+void ClusterSnapshot::Commit() {
+  marks_.pop_back();
+  if (marks_.empty()) journal_.clear();
+}
+
+}  // namespace gpua

@@ -1,0 +1,87 @@
+// The cluster a simulation runs on: nodes with their free resources, ports and pods, plus
+// the nodes a what-if adds. Fork() marks a point; Revert() undoes everything since it in
+// time proportional to what was done, not to the cluster's size, so a planner can try a
+// change per candidate cheaply.
+#ifndef GPUA_ESTIMATOR_CLUSTER_SNAPSHOT_H_
+#define GPUA_ESTIMATOR_CLUSTER_SNAPSHOT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "estimator/node.h"
+#include "estimator/resource_vector.h"
+
+namespace gpua {
+
+// What does not change while pods come and go; shared by every node made from a template.
+struct NodeProps {
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  std::string group_id;
+};
+
+struct SimNode {
+  std::string name;
+  std::shared_ptr<const NodeProps> props;
+  bool is_new = false;  // added by a simulation, from a template
+  ResourceVector allocatable;
+  ResourceVector free;
+  std::vector<HostPort> ports;
+  std::vector<const PodSpec*> pods;  // one entry per pod, owned elsewhere
+
+  // The node's value for a topology key; every node is its own hostname domain.
+  std::optional<absl::string_view> TopologyValue(absl::string_view key) const;
+};
+
+class ClusterSnapshot {
+ public:
+  // Takes the nodes (and the pods on them) as they are; pods placed later are borrowed and
+  // must outlive the snapshot.
+  explicit ClusterSnapshot(std::vector<Node> nodes);
+  ClusterSnapshot(const ClusterSnapshot&) = delete;
+  ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
+
+  ResourceCatalog& catalog() { return catalog_; }
+  const ResourceCatalog& catalog() const { return catalog_; }
+  const std::vector<SimNode>& nodes() const { return nodes_; }
+  const SimNode& node(size_t i) const { return nodes_[i]; }
+  size_t size() const { return nodes_.size(); }
+
+  // A pod's requests as a vector, counting the pod itself in the "pods" slot.
+  ResourceVector PodRequest(const PodSpec& pod);
+
+  // Adds a node made from a template (its daemonset pods already on it) and returns its index.
+  size_t AddNodeFromTemplate(const std::string& name, std::shared_ptr<const NodeProps> props,
+                             const ResourceVector& allocatable,
+                             const std::vector<const PodSpec*>& daemonset_pods,
+                             const ResourceVector& daemonset_requests);
+  // Places `copies` of `pod`, whose PodRequest is `request`, on node `index`.
+  void AddPods(size_t index, const PodSpec* pod, const ResourceVector& request,
+               int64_t copies = 1);
+
+  void Fork();
+  void Revert();  // undoes everything since the matching Fork
+  void Commit();  // keeps it, and drops the matching mark
+
+ private:
+  struct Change {
+    enum class Kind { kAddNode, kAddPods } kind = Kind::kAddNode;
+    size_t node = 0;
+    int64_t copies = 0;
+    size_t ports_before = 0;
+    ResourceVector request;
+  };
+
+  ResourceCatalog catalog_;
+  std::vector<Node> source_;  // owns the existing nodes' pods
+  std::vector<SimNode> nodes_;
+  std::vector<Change> journal_;
+  std::vector<size_t> marks_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_ESTIMATOR_CLUSTER_SNAPSHOT_H_

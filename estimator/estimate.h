@@ -1,0 +1,64 @@
+// The scale-up estimate: which pending pods fit capacity that exists or is coming, and for
+// the rest, how many nodes of which group would hold them. Pure and deterministic.
+#ifndef GPUA_ESTIMATOR_ESTIMATE_H_
+#define GPUA_ESTIMATOR_ESTIMATE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "estimator/cluster_snapshot.h"
+#include "estimator/expander.h"
+#include "estimator/node.h"
+
+namespace gpua {
+
+struct EstimateOptions {
+  // New nodes one scale-up may ask for, over all groups (--max-nodes-per-scaleup).
+  int max_new_nodes = 1000;
+  // Nodes the cluster may have in all, existing ones included; 0: no limit
+  // (--max-nodes-total).
+  int max_nodes_total = 0;
+  // Pod-to-node checks one group's simulation may make. A deterministic stand-in for
+  // cluster-autoscaler's time budget (--max-nodegroup-binpacking-duration): the same input
+  // always stops at the same point.
+  int64_t max_checks_per_group = 20'000'000;
+};
+
+struct PlannedNode {
+  std::vector<int> pods;  // indices into the pending pods
+};
+
+struct GroupPlan {
+  std::string group_id;
+  std::vector<PlannedNode> nodes;  // one per new node
+  std::vector<int> pods;           // all pods the new nodes hold
+  int new_nodes() const { return static_cast<int>(nodes.size()); }
+};
+
+struct ExistingPlacement {
+  int pod;
+  std::string node;
+};
+
+struct UnschedulablePod {
+  int pod;
+  std::map<std::string, std::string> reasons;  // group id -> why not there
+};
+
+struct ScaleUpPlan {
+  std::vector<ExistingPlacement> on_existing;  // fit on nodes that exist or are coming
+  std::vector<GroupPlan> groups;               // in the order they were chosen
+  std::vector<UnschedulablePod> unschedulable;
+  int total_new_nodes() const;
+};
+
+// Plans for `pending`. The snapshot is used for what-ifs and left as it was found.
+ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<NodeGroupSpec>& groups,
+                     ClusterSnapshot& snapshot, Expander& expander,
+                     const EstimateOptions& options);
+
+}  // namespace gpua
+
+#endif  // GPUA_ESTIMATOR_ESTIMATE_H_

@@ -1,0 +1,55 @@
+// Nodes as the estimator sees them: a pool's template for nodes it may add, and the nodes
+// that exist (or are coming up) with the pods already on them.
+#ifndef GPUA_ESTIMATOR_NODE_H_
+#define GPUA_ESTIMATOR_NODE_H_
+
+#include <string>
+#include <vector>
+
+#include "estimator/labels.h"
+#include "estimator/pod.h"
+#include "estimator/resource_list.h"
+#include "estimator/taints.h"
+
+namespace gpua {
+
+inline constexpr absl::string_view kLabelHostname = "kubernetes.io/hostname";
+inline constexpr absl::string_view kLabelZone = "topology.kubernetes.io/zone";
+
+// What a new node of a pool will look like when it registers.
+struct NodeTemplate {
+  std::string name;
+  Labels labels;
+  Labels annotations;  // where our own GPU-sharing and driver settings travel
+  std::vector<Taint> taints;
+  ResourceList allocatable;  // includes "pods", the pod capacity
+  // DaemonSet pods every new node will run; their requests come off allocatable.
+  std::vector<PodSpec> daemonset_pods;
+};
+
+struct Node {
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  ResourceList allocatable;
+  bool unschedulable = false;  // cordoned
+  // A node the provider is still bringing up: it takes pods in the simulation, so a
+  // scale-up already under way is not repeated.
+  bool upcoming = false;
+  std::string group_id;  // the node group it belongs to, if any
+  std::vector<PodSpec> pods;
+};
+
+// Node group as the estimator needs it: sizes, price and what its nodes look like.
+struct NodeGroupSpec {
+  std::string id;
+  int min_size = 0;
+  int max_size = 0;
+  int target_size = 0;
+  double price_per_hour = 0;
+  NodeTemplate node_template;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_ESTIMATOR_NODE_H_

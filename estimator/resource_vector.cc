@@ -1,0 +1,81 @@
+#include "estimator/resource_vector.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "absl/strings/match.h"
+
+namespace gpua {
+
+bool IsGpuResource(absl::string_view name) {
+  return absl::StartsWith(name, "nvidia.com/") || absl::StartsWith(name, "amd.com/") ||
+         absl::StartsWith(name, "gpu.intel.com/");
+}
+
+ResourceCatalog::ResourceCatalog() {
+  for (absl::string_view name :
+       {kResourceCpu, kResourceMemory, kResourceEphemeralStorage, kResourcePods}) {
+    Intern(name);
+  }
+}
+
+int ResourceCatalog::Intern(absl::string_view name) {
+  auto [it, inserted] = slots_.try_emplace(name, static_cast<int>(names_.size()));
+  if (inserted) {
+    names_.emplace_back(name);
+    gpu_.push_back(IsGpuResource(name));
+  }
+  return it->second;
+}
+
+ResourceVector ResourceCatalog::ToVector(const ResourceList& list) {
+  ResourceVector v;
+  for (const auto& [name, quantity] : list) {
+    const int slot = Intern(name);
+    if (v.size() <= static_cast<size_t>(slot)) v.resize(slot + 1, 0);
+    v[slot] = slot == kCpu ? quantity.MilliValue() : quantity.Value();
+  }
+  return v;
+}
+
+Quantity ResourceCatalog::ToQuantity(int slot, int64_t amount) const {
+  if (slot == kCpu) return Quantity::FromMilli(amount);
+  if (slot == kMemory || slot == kEphemeralStorage || absl::StartsWith(names_[slot], "hugepages-")) {
+    return Quantity::FromUnits(amount, QuantityFormat::kBinarySI);
+  }
+  return Quantity::FromUnits(amount);
+}
+
+void AddInto(ResourceVector& into, const ResourceVector& add, int64_t times) {
+  if (into.size() < add.size()) into.resize(add.size(), 0);
+  for (size_t i = 0; i < add.size(); ++i) into[i] += add[i] * times;
+}
+
+void SubtractFrom(ResourceVector& from, const ResourceVector& sub, int64_t times) {
+  if (from.size() < sub.size()) from.resize(sub.size(), 0);
+  for (size_t i = 0; i < sub.size(); ++i) from[i] -= sub[i] * times;
+}
+
+int64_t CopiesThatFit(const ResourceVector& request, const ResourceVector& free, int64_t cap) {
+  int64_t copies = cap;
+  for (size_t i = 0; i < request.size() && copies > 0; ++i) {
+    if (request[i] <= 0) continue;
+    const int64_t have = At(free, i);
+    copies = have < request[i] ? 0 : std::min(copies, have / request[i]);
+  }
+  return copies;
+}
+
+int FirstShortSlot(const ResourceCatalog& catalog, const ResourceVector& request,
+                   const ResourceVector& free) {
+  int best = -1;
+  for (size_t i = 0; i < request.size(); ++i) {
+    if (request[i] <= 0 || request[i] <= At(free, i)) continue;
+    if (best < 0 || ResourceNameLess(catalog.Name(static_cast<int>(i)), catalog.Name(best))) {
+      best = static_cast<int>(i);
+    }
+  }
+  return best;
+}
+
+}  // namespace gpua
