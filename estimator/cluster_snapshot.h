@@ -59,8 +59,7 @@ class ClusterSnapshot {
                              const std::vector<const PodSpec*>& daemonset_pods,
                              const ResourceVector& daemonset_requests);
   // Places `copies` of `pod`, whose PodRequest is `request`, on node `index`.
-  void AddPods(size_t index, const PodSpec* pod, const ResourceVector& request,
-               int64_t copies = 1);
+  void AddPods(size_t index, const PodSpec* pod, const ResourceVector& request, int64_t copies = 1);
 
   void Fork();
   void Revert();  // undoes everything since the matching Fork

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/predicates.h"
@@ -22,8 +23,7 @@ struct PodClass {
   size_t remaining() const { return members.size() - next; }
 };
 
-std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending,
-                                   ClusterSnapshot& snapshot) {
+std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterSnapshot& snapshot) {
   std::vector<PodClass> classes;
   absl::flat_hash_map<std::string, size_t> by_key;
   for (size_t i = 0; i < pending.size(); ++i) {
@@ -73,8 +73,7 @@ int64_t PlaceOnNode(PodClass& c, ClusterSnapshot& snapshot, size_t index, int64_
   }
   if (c.isolated) {
     ++*checks;
-    const int64_t copies =
-        CopiesThatFit(c.request, node.free, static_cast<int64_t>(c.remaining()));
+    const int64_t copies = CopiesThatFit(c.request, node.free, static_cast<int64_t>(c.remaining()));
     if (copies == 0) {
       *last_reason = CheckResources(snapshot.catalog(), c.request, node);
       return 0;
@@ -126,25 +125,33 @@ PreparedTemplate Prepare(const NodeGroupSpec& group, ClusterSnapshot& snapshot) 
 
 // Pods first whose GPU share of the group's node is largest, then by their largest share of
 // any other resource: the first-fit-decreasing order, GPUs weighing first.
-std::vector<size_t> PackingOrder(const std::vector<PodClass>& classes,
-                                 const PreparedTemplate& t, const ResourceCatalog& catalog) {
+std::vector<size_t> PackingOrder(const std::vector<PodClass>& classes, const PreparedTemplate& t,
+                                 const ResourceCatalog& catalog) {
   std::vector<std::pair<double, double>> key(classes.size());
   for (size_t i = 0; i < classes.size(); ++i) {
     for (size_t slot = 0; slot < classes[i].request.size(); ++slot) {
       if (slot == ResourceCatalog::kPods) continue;
       const int64_t have = At(t.allocatable, slot);
       const double share =
-          have > 0 ? static_cast<double>(classes[i].request[slot]) / static_cast<double>(have)
-                   : 0;
+          have > 0 ? static_cast<double>(classes[i].request[slot]) / static_cast<double>(have) : 0;
       auto& k = catalog.IsGpu(static_cast<int>(slot)) ? key[i].first : key[i].second;
       k = std::max(k, share);
     }
   }
   std::vector<size_t> order(classes.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return key[a] > key[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] > key[b]; });
   return order;
+}
+
+ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector& v) {
+  ResourceList list;
+  for (size_t slot = 0; slot < v.size(); ++slot) {
+    if (v[slot] != 0)
+      list.Set(catalog.Name(static_cast<int>(slot)),
+               catalog.ToQuantity(static_cast<int>(slot), v[slot]));
+  }
+  return list;
 }
 
 struct GroupResult {
@@ -158,6 +165,7 @@ struct GroupResult {
 GroupResult SimulateGroup(std::vector<PodClass>& classes, const PreparedTemplate& t,
                           ClusterSnapshot& snapshot, int node_cap, int64_t max_checks) {
   GroupResult r;
+  ResourceVector requested;  // by the pods placed, for the expanders
   r.option.group = t.group;
   r.plan.group_id = t.group->id;
   std::vector<size_t> new_nodes;
@@ -166,6 +174,10 @@ GroupResult SimulateGroup(std::vector<PodClass>& classes, const PreparedTemplate
   for (size_t ci : PackingOrder(classes, t, snapshot.catalog())) {
     PodClass& c = classes[ci];
     if (c.remaining() == 0) continue;
+    const size_t next_before = c.next;
+    absl::Cleanup count_requested = [&] {
+      AddInto(requested, c.request, static_cast<int64_t>(c.next - next_before));
+    };
     if (auto reason = CheckNodeStatic(*c.pod, *t.props, template_name)) {
       r.reasons[ci] = *std::move(reason);
       continue;
@@ -186,9 +198,9 @@ GroupResult SimulateGroup(std::vector<PodClass>& classes, const PreparedTemplate
         break;
       }
       snapshot.Fork();
-      const size_t index = snapshot.AddNodeFromTemplate(
-          absl::StrCat(template_name, "-", new_nodes.size()), t.props, t.allocatable,
-          t.daemonset_pods, t.daemonset_requests);
+      const size_t index =
+          snapshot.AddNodeFromTemplate(absl::StrCat(template_name, "-", new_nodes.size()), t.props,
+                                       t.allocatable, t.daemonset_pods, t.daemonset_requests);
       const int64_t placed = PlaceOnNode(c, snapshot, index, &checks, &last_reason);
       if (placed == 0) {  // not even an empty node takes it: the reason is final
         snapshot.Revert();
@@ -206,12 +218,16 @@ GroupResult SimulateGroup(std::vector<PodClass>& classes, const PreparedTemplate
   }
   r.option.new_nodes = r.plan.new_nodes();
   r.option.pods = r.plan.pods;
+  if (requested.size() > ResourceCatalog::kPods) requested[ResourceCatalog::kPods] = 0;
+  r.option.pods_requests = ToResourceList(snapshot.catalog(), requested);
+  ResourceVector offered;
+  AddInto(offered, t.allocatable, r.option.new_nodes);
+  r.option.nodes_allocatable = ToResourceList(snapshot.catalog(), offered);
   return r;
 }
 
 // Places what fits on existing and upcoming nodes, first fit in node order.
-void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
-                     ScaleUpPlan& plan) {
+void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
   int64_t checks = 0;
   for (PodClass& c : classes) {
@@ -223,12 +239,6 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
       }
     }
   }
-}
-
-ResourceList SumRequests(const std::vector<PodSpec>& pending, const std::vector<int>& pods) {
-  ResourceList sum;
-  for (int i : pods) sum += pending[i].requests;
-  return sum;
 }
 
 }  // namespace
@@ -268,14 +278,10 @@ ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<Node
       const int cap = std::max(0, std::min(headroom, nodes_left));
       std::vector<PodClass> trial = classes;
       snapshot.Fork();
-      GroupResult r = SimulateGroup(trial, templates[g], snapshot, cap,
-                                    options.max_checks_per_group);
+      GroupResult r =
+          SimulateGroup(trial, templates[g], snapshot, cap, options.max_checks_per_group);
       snapshot.Revert();
       reasons[g] = std::move(r.reasons);
-      r.option.pods_requests = SumRequests(pending, r.option.pods);
-      for (int i = 0; i < r.option.new_nodes; ++i) {
-        r.option.nodes_allocatable += groups[g].node_template.allocatable;
-      }
       opts.push_back(std::move(r.option));
       opt_group.push_back(g);
     }

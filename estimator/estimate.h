@@ -56,8 +56,7 @@ struct ScaleUpPlan {
 
 // Plans for `pending`. The snapshot is used for what-ifs and left as it was found.
 ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<NodeGroupSpec>& groups,
-                     ClusterSnapshot& snapshot, Expander& expander,
-                     const EstimateOptions& options);
+                     ClusterSnapshot& snapshot, Expander& expander, const EstimateOptions& options);
 
 }  // namespace gpua
 

@@ -43,9 +43,8 @@ class LeastWaste : public Expander {
   std::string name() const override { return "least-waste"; }
   std::vector<size_t> Best(const std::vector<ScaleUpOption>& options,
                            const std::vector<size_t>& candidates) override {
-    std::vector<size_t> best = KeepLowest(candidates, [&](size_t i) {
-      return GpuWaste(options[i]);
-    });
+    std::vector<size_t> best =
+        KeepLowest(candidates, [&](size_t i) { return GpuWaste(options[i]); });
     return KeepLowest(best, [&](size_t i) {
       const ScaleUpOption& o = options[i];
       double waste = 0;
@@ -178,9 +177,9 @@ absl::StatusOr<std::unique_ptr<Expander>> MakePriority(const PriorityConfig& con
       try {
         level.patterns.emplace_back(pattern, std::regex::ECMAScript);
       } catch (const std::regex_error& e) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "priority expander: priority ", it->first, ": bad regex \"", pattern, "\": ",
-            e.what()));
+        return absl::InvalidArgumentError(absl::StrCat("priority expander: priority ", it->first,
+                                                       ": bad regex \"", pattern,
+                                                       "\": ", e.what()));
       }
     }
     levels.push_back(std::move(level));

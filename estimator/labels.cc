@@ -15,9 +15,9 @@ absl::StatusOr<SelectorOp> ParseSelectorOp(absl::string_view text, bool allow_gt
   if (text == "DoesNotExist") return SelectorOp::kDoesNotExist;
   if (allow_gt_lt && text == "Gt") return SelectorOp::kGt;
   if (allow_gt_lt && text == "Lt") return SelectorOp::kLt;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown operator \"", text, "\" (expected In, NotIn, Exists, DoesNotExist",
-      allow_gt_lt ? ", Gt, Lt)" : ")"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown operator \"", text,
+                                                 "\" (expected In, NotIn, Exists, DoesNotExist",
+                                                 allow_gt_lt ? ", Gt, Lt)" : ")"));
 }
 
 absl::string_view SelectorOpName(SelectorOp op) {
@@ -118,9 +118,8 @@ bool NodeSelectorTerm::Matches(const Labels& labels, absl::string_view node_name
 }
 
 bool NodeSelector::Matches(const Labels& labels, absl::string_view node_name) const {
-  return std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& t) {
-    return t.Matches(labels, node_name);
-  });
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const NodeSelectorTerm& t) { return t.Matches(labels, node_name); });
 }
 
 }  // namespace gpua

@@ -91,8 +91,9 @@ bool AnyPodAnywhere(const ClusterSnapshot& snapshot, const PodSpec& pod,
 std::optional<std::string> CheckAffinity(const PodSpec& pod, const ClusterSnapshot& snapshot,
                                          const SimNode& candidate) {
   for (const PodAffinityTerm& term : pod.affinity) {
-    const bool satisfied = AnyPodInDomain(snapshot, candidate, term.topology_key,
-                                          [&](const PodSpec& p) { return pod.TermSelects(term, p); });
+    const bool satisfied =
+        AnyPodInDomain(snapshot, candidate, term.topology_key,
+                       [&](const PodSpec& p) { return pod.TermSelects(term, p); });
     if (satisfied) continue;
     // The first pod of a group that selects itself may go anywhere the key exists, as
     // long as no matching pod runs anywhere yet.
@@ -158,8 +159,7 @@ std::optional<std::string> CheckSpread(const PodSpec& pod, const ClusterSnapshot
 
 }  // namespace
 
-std::optional<std::string> CheckPodInteractions(const PodSpec& pod,
-                                                const ClusterSnapshot& snapshot,
+std::optional<std::string> CheckPodInteractions(const PodSpec& pod, const ClusterSnapshot& snapshot,
                                                 size_t node_index) {
   const SimNode& node = snapshot.node(node_index);
   if (!PortsFree(pod, node)) return std::string(kReasonPorts);

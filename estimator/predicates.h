@@ -41,8 +41,7 @@ std::optional<std::string> CheckResources(const ResourceCatalog& catalog,
 
 // Host ports, inter-pod affinity and anti-affinity (both directions) and topology spread:
 // the checks that look at other pods.
-std::optional<std::string> CheckPodInteractions(const PodSpec& pod,
-                                                const ClusterSnapshot& snapshot,
+std::optional<std::string> CheckPodInteractions(const PodSpec& pod, const ClusterSnapshot& snapshot,
                                                 size_t node_index);
 
 // Every check, in kube-scheduler's order.

@@ -40,7 +40,8 @@ ResourceVector ResourceCatalog::ToVector(const ResourceList& list) {
 
 Quantity ResourceCatalog::ToQuantity(int slot, int64_t amount) const {
   if (slot == kCpu) return Quantity::FromMilli(amount);
-  if (slot == kMemory || slot == kEphemeralStorage || absl::StartsWith(names_[slot], "hugepages-")) {
+  if (slot == kMemory || slot == kEphemeralStorage ||
+      absl::StartsWith(names_[slot], "hugepages-")) {
     return Quantity::FromUnits(amount, QuantityFormat::kBinarySI);
   }
   return Quantity::FromUnits(amount);

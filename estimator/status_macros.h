@@ -5,9 +5,9 @@
 #define GPUA_CONCAT_INNER(a, b) a##b
 #define GPUA_CONCAT(a, b) GPUA_CONCAT_INNER(a, b)
 
-#define GPUA_RETURN_IF_ERROR(expr)              \
-  do {                                          \
-    const ::absl::Status gpua_status_ = (expr); \
+#define GPUA_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    const ::absl::Status gpua_status_ = (expr);  \
     if (!gpua_status_.ok()) return gpua_status_; \
   } while (0)
 
