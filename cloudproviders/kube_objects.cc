@@ -62,9 +62,8 @@ absl::StatusOr<std::vector<nlohmann::json>> YamlDocuments(absl::string_view text
     }
     return docs;
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source, ": line ", e.mark.line + 1, ", column ", e.mark.column + 1, ": ",
-                     e.msg));
+    return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
+                                                   e.mark.column + 1, ": ", e.msg));
   }
 }
 
@@ -181,8 +180,8 @@ absl::StatusOr<std::vector<Toleration>> DecodeTolerations(const JsonReader& r) {
     if (op == "Exists") {
       tol.op = Toleration::Op::kExists;
     } else if (op != "Equal") {
-      return t.Field("operator").Error(
-          absl::StrCat("unknown operator \"", op, "\" (expected Equal or Exists)"));
+      return t.Field("operator")
+          .Error(absl::StrCat("unknown operator \"", op, "\" (expected Equal or Exists)"));
     }
     if (tol.key.empty() && tol.op != Toleration::Op::kExists) {
       return t.Field("key").Error("an empty key needs operator Exists");
@@ -239,8 +238,8 @@ absl::Status DecodeNodeAffinity(const JsonReader& affinity, PodSpec& pod) {
         GPUA_ASSIGN_OR_RETURN(term.match_fields, DecodeRequirements(t.Field("matchFields"), true));
         for (const Requirement& f : term.match_fields) {
           if (f.key != "metadata.name") {
-            return t.Field("matchFields").Error(
-                absl::StrCat("unsupported field \"", f.key, "\" (only metadata.name)"));
+            return t.Field("matchFields")
+                .Error(absl::StrCat("unsupported field \"", f.key, "\" (only metadata.name)"));
           }
         }
         selector.terms.push_back(std::move(term));
@@ -254,16 +253,17 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   const JsonReader meta = obj.Field("metadata");
   GPUA_ASSIGN_OR_RETURN(pod.labels, meta.Field("labels").StringMap());
   GPUA_ASSIGN_OR_RETURN(pod.uid, meta.Field("uid").String());
-  GPUA_RETURN_IF_ERROR(meta.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
-    GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
-    if (!controller) return absl::OkStatus();
-    OwnerReference owner{"", "", "", true};
-    GPUA_ASSIGN_OR_RETURN(owner.kind, o.Field("kind").String());
-    GPUA_ASSIGN_OR_RETURN(owner.name, o.Field("name").String());
-    GPUA_ASSIGN_OR_RETURN(owner.uid, o.Field("uid").String());
-    pod.owner = std::move(owner);
-    return absl::OkStatus();
-  }));
+  GPUA_RETURN_IF_ERROR(
+      meta.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
+        GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
+        if (!controller) return absl::OkStatus();
+        OwnerReference owner{"", "", "", true};
+        GPUA_ASSIGN_OR_RETURN(owner.kind, o.Field("kind").String());
+        GPUA_ASSIGN_OR_RETURN(owner.name, o.Field("name").String());
+        GPUA_ASSIGN_OR_RETURN(owner.uid, o.Field("uid").String());
+        pod.owner = std::move(owner);
+        return absl::OkStatus();
+      }));
 
   const JsonReader spec = obj.Field("spec");
   if (!spec.value().is_object()) return spec.Error("missing or not an object");
@@ -276,11 +276,11 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   GPUA_ASSIGN_OR_RETURN(pod.tolerations, DecodeTolerations(spec.Field("tolerations")));
 
   std::vector<Container> containers, init_containers;
-  GPUA_RETURN_IF_ERROR(DecodeContainers(spec.Field("containers"), false, &containers,
-                                        &pod.host_ports));
+  GPUA_RETURN_IF_ERROR(
+      DecodeContainers(spec.Field("containers"), false, &containers, &pod.host_ports));
   if (containers.empty()) return spec.Field("containers").Error("a pod needs a container");
-  GPUA_RETURN_IF_ERROR(DecodeContainers(spec.Field("initContainers"), true, &init_containers,
-                                        &pod.host_ports));
+  GPUA_RETURN_IF_ERROR(
+      DecodeContainers(spec.Field("initContainers"), true, &init_containers, &pod.host_ports));
   GPUA_ASSIGN_OR_RETURN(ResourceList overhead, spec.Field("overhead").Resources());
   pod.requests = EffectiveRequests(containers, init_containers, overhead);
   for (const auto& [name, q] : pod.requests) {
@@ -291,12 +291,14 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
 
   const JsonReader affinity = spec.Field("affinity");
   GPUA_RETURN_IF_ERROR(DecodeNodeAffinity(affinity, pod));
-  GPUA_ASSIGN_OR_RETURN(pod.affinity,
-                        DecodeAffinityTerms(affinity.Field("podAffinity").Field(
-                            "requiredDuringSchedulingIgnoredDuringExecution")));
-  GPUA_ASSIGN_OR_RETURN(pod.anti_affinity,
-                        DecodeAffinityTerms(affinity.Field("podAntiAffinity").Field(
-                            "requiredDuringSchedulingIgnoredDuringExecution")));
+  GPUA_ASSIGN_OR_RETURN(
+      pod.affinity,
+      DecodeAffinityTerms(
+          affinity.Field("podAffinity").Field("requiredDuringSchedulingIgnoredDuringExecution")));
+  GPUA_ASSIGN_OR_RETURN(
+      pod.anti_affinity,
+      DecodeAffinityTerms(affinity.Field("podAntiAffinity")
+                              .Field("requiredDuringSchedulingIgnoredDuringExecution")));
   GPUA_ASSIGN_OR_RETURN(pod.spread, DecodeSpread(spec.Field("topologySpreadConstraints")));
   return absl::OkStatus();
 }
@@ -372,8 +374,8 @@ PodSpec DecodePod(const nlohmann::json& object) {
     return pod;
   }
   if (const std::string kind = object.value("kind", "Pod"); kind != "Pod") {
-    pod.invalid = absl::InvalidArgumentError(
-        absl::StrCat(what, ": kind is \"", kind, "\", expected Pod"));
+    pod.invalid =
+        absl::InvalidArgumentError(absl::StrCat(what, ": kind is \"", kind, "\", expected Pod"));
     return pod;
   }
   absl::Status s = pod.name.empty() ? meta.Field("name").Error("missing") : DecodePodInto(obj, pod);

@@ -3,10 +3,9 @@
 #ifndef GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_
 #define GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "absl/status/statusor.h"
 #include "cloudproviders/json_reader.h"

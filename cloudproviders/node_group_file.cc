@@ -34,10 +34,10 @@ absl::StatusOr<std::optional<double>> ReadFraction(const JsonReader& r) {
 
 absl::StatusOr<NodeGroupOptions> ReadOptions(const JsonReader& r) {
   NodeGroupOptions o;
-  GPUA_RETURN_IF_ERROR(r.RejectUnknown(
-      {"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold",
-       "scaleDownUnneededTime", "scaleDownUnreadyTime", "maxNodeProvisionTime",
-       "zeroOrMaxNodeScaling", "ignoreDaemonSetsUtilization"}));
+  GPUA_RETURN_IF_ERROR(
+      r.RejectUnknown({"scaleDownUtilizationThreshold", "scaleDownGpuUtilizationThreshold",
+                       "scaleDownUnneededTime", "scaleDownUnreadyTime", "maxNodeProvisionTime",
+                       "zeroOrMaxNodeScaling", "ignoreDaemonSetsUtilization"}));
   GPUA_ASSIGN_OR_RETURN(o.scale_down_utilization_threshold,
                         ReadFraction(r.Field("scaleDownUtilizationThreshold")));
   GPUA_ASSIGN_OR_RETURN(o.scale_down_gpu_utilization_threshold,
@@ -45,9 +45,9 @@ absl::StatusOr<NodeGroupOptions> ReadOptions(const JsonReader& r) {
   GPUA_ASSIGN_OR_RETURN(o.scale_down_unneeded_time, ReadDuration(r.Field("scaleDownUnneededTime")));
   GPUA_ASSIGN_OR_RETURN(o.scale_down_unready_time, ReadDuration(r.Field("scaleDownUnreadyTime")));
   GPUA_ASSIGN_OR_RETURN(o.max_node_provision_time, ReadDuration(r.Field("maxNodeProvisionTime")));
-  for (auto [key, target] : {std::pair{"zeroOrMaxNodeScaling", &o.zero_or_max_node_scaling},
-                             std::pair{"ignoreDaemonSetsUtilization",
-                                       &o.ignore_daemonsets_utilization}}) {
+  for (auto [key, target] :
+       {std::pair{"zeroOrMaxNodeScaling", &o.zero_or_max_node_scaling},
+        std::pair{"ignoreDaemonSetsUtilization", &o.ignore_daemonsets_utilization}}) {
     if (r.Has(key)) {
       GPUA_ASSIGN_OR_RETURN(bool v, r.Field(key).Bool());
       *target = v;
@@ -90,9 +90,8 @@ absl::StatusOr<int> ReadSize(const JsonReader& r, int fallback) {
 
 absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   NodeGroupConfig g;
-  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"id", "minSize", "maxSize", "targetSize",
-                                        "pricePerHour", "capacityType", "template", "options",
-                                        "simulation"}));
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour",
+                                        "capacityType", "template", "options", "simulation"}));
   GPUA_ASSIGN_OR_RETURN(g.spec.id, r.Field("id").String());
   if (g.spec.id.empty()) return r.Field("id").Error("required");
   GPUA_ASSIGN_OR_RETURN(g.spec.min_size, ReadSize(r.Field("minSize"), 0));
@@ -100,8 +99,8 @@ absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   GPUA_ASSIGN_OR_RETURN(g.spec.max_size, ReadSize(r.Field("maxSize"), 0));
   GPUA_ASSIGN_OR_RETURN(g.spec.target_size, ReadSize(r.Field("targetSize"), g.spec.min_size));
   if (g.spec.min_size > g.spec.max_size) {
-    return r.Field("minSize").Error(absl::StrCat("minSize ", g.spec.min_size,
-                                                 " exceeds maxSize ", g.spec.max_size));
+    return r.Field("minSize").Error(
+        absl::StrCat("minSize ", g.spec.min_size, " exceeds maxSize ", g.spec.max_size));
   }
   if (g.spec.target_size < g.spec.min_size || g.spec.target_size > g.spec.max_size) {
     return r.Field("targetSize").Error("must lie between minSize and maxSize");

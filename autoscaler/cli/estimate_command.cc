@@ -1,7 +1,6 @@
 #include "autoscaler/cli/estimate_command.h"
 
 #include <chrono>
-
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
@@ -50,8 +49,7 @@ nlohmann::json PlanToJson(const ScaleUpPlan& plan, const std::vector<PodSpec>& p
 }
 
 void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
-                const std::vector<NodeGroupConfig>& groups, double elapsed_ms,
-                std::ostream& out) {
+                const std::vector<NodeGroupConfig>& groups, double elapsed_ms, std::ostream& out) {
   const auto price = [&](const std::string& id) {
     for (const NodeGroupConfig& g : groups) {
       if (g.spec.id == id) return g.spec.price_per_hour;
@@ -65,8 +63,7 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
     const double p = price(g.group_id) * g.new_nodes();
     total_price += p;
     total_pods += g.pods.size();
-    out << absl::StrFormat("%-24s %9d %6d %12.2f\n", g.group_id, g.new_nodes(), g.pods.size(),
-                           p);
+    out << absl::StrFormat("%-24s %9d %6d %12.2f\n", g.group_id, g.new_nodes(), g.pods.size(), p);
   }
   out << absl::StrFormat("%-24s %9d %6d %12.2f\n", "total", plan.total_new_nodes(), total_pods,
                          total_price);
@@ -77,7 +74,8 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
     out << "\n" << plan.unschedulable.size() << " pod(s) fit no node group:\n";
     for (const UnschedulablePod& u : plan.unschedulable) {
       out << "  " << pods[u.pod].Key() << "\n";
-      for (const auto& [group, reason] : u.reasons) out << "    " << group << ": " << reason << "\n";
+      for (const auto& [group, reason] : u.reasons)
+        out << "    " << group << ": " << reason << "\n";
     }
   }
   out << absl::StrFormat("\nplanned in %.2f ms\n", elapsed_ms);
@@ -85,8 +83,7 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
 
 }  // namespace
 
-int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out,
-                       std::ostream& err) {
+int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   EstimateFlags f;
   FlagSet flags("gpu-autoscaler estimate");
   flags.AddString("pods", &f.pods_file,

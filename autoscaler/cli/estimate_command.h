@@ -8,8 +8,7 @@
 
 namespace gpua {
 
-int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out,
-                       std::ostream& err);
+int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 }  // namespace gpua
 

@@ -60,16 +60,15 @@ ScaleUpPlan RunEstimate(const std::vector<PodSpec>& pods, const std::vector<Node
 void BM_B_CA(benchmark::State& state) {
   std::vector<PodSpec> pods;
   for (int i = 0; i < 50'000; ++i) {
-    pods.push_back(MakePod(absl::StrCat("small-", i),
-                           {{"cpu", Q("50m")}, {"memory", Q("100")}}, "small"));
+    pods.push_back(
+        MakePod(absl::StrCat("small-", i), {{"cpu", Q("50m")}, {"memory", Q("100")}}, "small"));
   }
   for (int i = 0; i < 1'000; ++i) {
-    pods.push_back(MakePod(absl::StrCat("large-", i),
-                           {{"cpu", Q("95m")}, {"memory", Q("190")}}, "large"));
+    pods.push_back(
+        MakePod(absl::StrCat("large-", i), {{"cpu", Q("95m")}, {"memory", Q("190")}}, "large"));
   }
-  std::vector<NodeGroupSpec> groups = {
-      MakeGroup("ca-template", {{"cpu", Q("1000m")}, {"memory", Q("5000")}, {"pods", Q("100")}},
-                3'000)};
+  std::vector<NodeGroupSpec> groups = {MakeGroup(
+      "ca-template", {{"cpu", Q("1000m")}, {"memory", Q("5000")}, {"pods", Q("100")}}, 3'000)};
   int nodes = 0;
   size_t placed = 0;
   for (auto _ : state) {
@@ -78,7 +77,7 @@ void BM_B_CA(benchmark::State& state) {
     placed = plan.groups.empty() ? 0 : plan.groups[0].pods.size();
     benchmark::DoNotOptimize(plan);
   }
-  state.counters["nodes"] = nodes;              // must be 2595
+  state.counters["nodes"] = nodes;                              // must be 2595
   state.counters["pods_placed"] = static_cast<double>(placed);  // must be 51000
 }
 BENCHMARK(BM_B_CA)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
@@ -96,12 +95,14 @@ GpuWorkload MakeGpuWorkload(int pod_count, int shapes) {
   for (int g = 0; g < 30; ++g) {
     const bool gpu = g % 3 != 0;
     const std::string product = products[g % products.size()];
-    NodeGroupSpec group = MakeGroup(
-        absl::StrCat("group-", g),
-        gpu ? ResourceList{{"cpu", Q("96")}, {"memory", Q("1Ti")}, {"pods", Q("110")},
-                           {"nvidia.com/gpu", Q("8")}}
-            : ResourceList{{"cpu", Q("64")}, {"memory", Q("256Gi")}, {"pods", Q("110")}},
-        2'000, gpu ? 30.0 + g : 2.0 + g * 0.1);
+    NodeGroupSpec group =
+        MakeGroup(absl::StrCat("group-", g),
+                  gpu ? ResourceList{{"cpu", Q("96")},
+                                     {"memory", Q("1Ti")},
+                                     {"pods", Q("110")},
+                                     {"nvidia.com/gpu", Q("8")}}
+                      : ResourceList{{"cpu", Q("64")}, {"memory", Q("256Gi")}, {"pods", Q("110")}},
+                  2'000, gpu ? 30.0 + g : 2.0 + g * 0.1);
     group.node_template.labels = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", g % 3)},
                                   {"gpu", gpu ? product : "none"}};
     if (gpu) group.node_template.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
@@ -146,8 +147,8 @@ void BM_B_GPU(benchmark::State& state) {
 BENCHMARK(BM_B_GPU)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
 // Cuts `nodes` full nodes of the template into pod-sized pieces; the optimum is `nodes`.
-std::vector<PodSpec> CutFullNodes(int nodes, std::mt19937& rng, int64_t cpu_milli,
-                                  int64_t mem_mi, int64_t gpus) {
+std::vector<PodSpec> CutFullNodes(int nodes, std::mt19937& rng, int64_t cpu_milli, int64_t mem_mi,
+                                  int64_t gpus) {
   std::vector<PodSpec> pods;
   for (int n = 0; n < nodes; ++n) {
     int64_t cpu = cpu_milli, mem = mem_mi, gpu = gpus;

@@ -45,8 +45,7 @@ TEST_CASE("cluster-autoscaler's benchmark shape, scaled down: first fit decreasi
   CHECK(plan.unschedulable.empty());
 }
 
-TEST_CASE("four pods asking for one whole GPU each need one 4-GPU node, not four",
-          "[estimate]") {
+TEST_CASE("four pods asking for one whole GPU each need one 4-GPU node, not four", "[estimate]") {
   auto pods = Replicas("infer", 4, Res({{"cpu", "1"}, {"nvidia.com/gpu", "1"}}), true);
   ScaleUpPlan plan = Plan(pods, {GpuGroup("a100x4", 4)});
   REQUIRE(plan.groups.size() == 1);
@@ -93,8 +92,7 @@ TEST_CASE("node selectors steer pods to the pool whose labels match", "[estimate
   CHECK(plan.groups[0].new_nodes() == 2);
 }
 
-TEST_CASE("a group's headroom limits the nodes planned and the rest get a reason",
-          "[estimate]") {
+TEST_CASE("a group's headroom limits the nodes planned and the rest get a reason", "[estimate]") {
   auto pods = Replicas("train", 5, Res({{"nvidia.com/gpu", "8"}}), true);
   NodeGroupSpec g = GpuGroup("h100", 8, /*max_size=*/3);
   g.target_size = 1;
@@ -154,13 +152,16 @@ TEST_CASE("an existing pod's anti-affinity keeps new pods off its node", "[estim
   CHECK(plan.total_new_nodes() == 1);
 }
 
-TEST_CASE("required pod affinity lets the first pod of a group start anywhere and keeps the "
-          "rest with it",
-          "[estimate]") {
+TEST_CASE(
+    "required pod affinity lets the first pod of a group start anywhere and keeps the "
+    "rest with it",
+    "[estimate]") {
   auto pods = Replicas("worker", 4, Res({{"cpu", "1"}}));
   for (PodSpec& p : pods) {
     p.labels = {{"app", "worker"}};
-    p.affinity.push_back({LabelSelector{{{"app", SelectorOp::kIn, {"worker"}}}}, {}, false,
+    p.affinity.push_back({LabelSelector{{{"app", SelectorOp::kIn, {"worker"}}}},
+                          {},
+                          false,
                           "topology.kubernetes.io/zone"});
   }
   NodeGroupSpec g = Group("g", Res({{"cpu", "2"}, {"pods", "110"}}));
@@ -170,9 +171,10 @@ TEST_CASE("required pod affinity lets the first pod of a group start anywhere an
   CHECK(plan.unschedulable.empty());
 }
 
-TEST_CASE("topology spread on hostname: an existing node without the pods holds the skew, so "
-          "each new node takes one",
-          "[estimate]") {
+TEST_CASE(
+    "topology spread on hostname: an existing node without the pods holds the skew, so "
+    "each new node takes one",
+    "[estimate]") {
   auto pods = Replicas("api", 3, Res({{"cpu", "100m"}}));
   for (PodSpec& p : pods) {
     p.labels = {{"app", "api"}};

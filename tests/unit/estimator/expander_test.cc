@@ -1,6 +1,7 @@
+#include "estimator/expander.h"
+
 #include <catch2/catch.hpp>
 
-#include "estimator/expander.h"
 #include "test_util.h"
 
 namespace gpua {

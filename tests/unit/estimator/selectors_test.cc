@@ -28,10 +28,10 @@ TEST_CASE("node selector operators match as the API documents them", "[selectors
 TEST_CASE("node selector terms are ORed, their expressions ANDed, empty terms match nothing",
           "[selectors]") {
   const Labels labels{{"zone", "a"}, {"gpu", "h100"}};
-  NodeSelector sel{{NodeSelectorTerm{{{"zone", SelectorOp::kIn, {"b"}}}, {}},
-                    NodeSelectorTerm{{{"zone", SelectorOp::kIn, {"a"}},
-                                      {"gpu", SelectorOp::kIn, {"h100"}}},
-                                     {}}}};
+  NodeSelector sel{
+      {NodeSelectorTerm{{{"zone", SelectorOp::kIn, {"b"}}}, {}},
+       NodeSelectorTerm{{{"zone", SelectorOp::kIn, {"a"}}, {"gpu", SelectorOp::kIn, {"h100"}}},
+                        {}}}};
   CHECK(sel.Matches(labels, "node-1"));
   CHECK_FALSE(NodeSelector{{NodeSelectorTerm{}}}.Matches(labels, "node-1"));
   CHECK_FALSE(NodeSelector{}.Matches(labels, "node-1"));
@@ -58,13 +58,16 @@ TEST_CASE("tolerations: Exists with an empty key tolerates every taint", "[taint
 
 TEST_CASE("tolerations match key, value and effect", "[taints]") {
   const Taint gpu{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule};
-  CHECK(Toleration{"nvidia.com/gpu", Toleration::Op::kEqual, "present", std::nullopt}.Tolerates(gpu));
-  CHECK_FALSE(Toleration{"nvidia.com/gpu", Toleration::Op::kEqual, "absent", std::nullopt}
-                  .Tolerates(gpu));
-  CHECK(Toleration{"nvidia.com/gpu", Toleration::Op::kExists, "", TaintEffect::kNoSchedule}
-            .Tolerates(gpu));
-  CHECK_FALSE(Toleration{"nvidia.com/gpu", Toleration::Op::kExists, "", TaintEffect::kNoExecute}
-                  .Tolerates(gpu));
+  CHECK(
+      Toleration{"nvidia.com/gpu", Toleration::Op::kEqual, "present", std::nullopt}.Tolerates(gpu));
+  CHECK_FALSE(
+      Toleration{"nvidia.com/gpu", Toleration::Op::kEqual, "absent", std::nullopt}.Tolerates(gpu));
+  CHECK(
+      Toleration{"nvidia.com/gpu", Toleration::Op::kExists, "", TaintEffect::kNoSchedule}.Tolerates(
+          gpu));
+  CHECK_FALSE(
+      Toleration{"nvidia.com/gpu", Toleration::Op::kExists, "", TaintEffect::kNoExecute}.Tolerates(
+          gpu));
 }
 
 TEST_CASE("NoSchedule and NoExecute taints block, PreferNoSchedule does not", "[taints]") {
@@ -76,9 +79,10 @@ TEST_CASE("NoSchedule and NoExecute taints block, PreferNoSchedule does not", "[
   CHECK(blocking->ToString() == "{b: x}");
 }
 
-TEST_CASE("effective requests: max of containers and init containers, sidecars add up, "
-          "overhead on top",
-          "[pod]") {
+TEST_CASE(
+    "effective requests: max of containers and init containers, sidecars add up, "
+    "overhead on top",
+    "[pod]") {
   std::vector<Container> containers = {{"a", Res({{"cpu", "1"}, {"memory", "1Gi"}}), false},
                                        {"b", Res({{"cpu", "500m"}}), false}};
   std::vector<Container> init = {{"setup", Res({{"cpu", "2"}, {"memory", "512Mi"}}), false},

@@ -14,8 +14,7 @@ inline ResourceList Res(std::vector<std::pair<std::string, std::string>> entries
   return *ResourceList::Parse(entries, "test");
 }
 
-inline PodSpec Pod(const std::string& name, ResourceList requests,
-                   const std::string& owner = "") {
+inline PodSpec Pod(const std::string& name, ResourceList requests, const std::string& owner = "") {
   PodSpec p;
   p.namespace_name = "default";
   p.name = name;

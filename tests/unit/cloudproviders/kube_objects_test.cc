@@ -1,0 +1,197 @@
+#include "cloudproviders/kube_objects.h"
+
+#include <catch2/catch.hpp>
+
+#include "cloudproviders/node_group_file.h"
+
+namespace gpua {
+namespace {
+
+PodSpec FirstPod(const std::string& text) {
+  auto objects = ParseObjects(text, "pods.yaml");
+  REQUIRE(objects.ok());
+  REQUIRE(!objects->empty());
+  return DecodePod(objects->front());
+}
+
+TEST_CASE("a pod as kubectl prints it decodes with limits-only GPUs requested", "[decode]") {
+  PodSpec p = FirstPod(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: train-0, namespace: ml, labels: {app: train},
+  ownerReferences: [{kind: Job, name: train, uid: u1, controller: true}]}
+spec:
+  priority: 1000
+  nodeSelector: {gpu: h100}
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+        - matchExpressions: [{key: gpus, operator: Gt, values: ["4"]}]
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: train}}
+        topologyKey: kubernetes.io/hostname
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {matchLabels: {app: train}}}
+  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}
+  containers:
+  - name: main
+    resources:
+      requests: {cpu: 8, memory: 64Gi}
+      limits: {nvidia.com/gpu: 8}
+    ports: [{containerPort: 8080, hostPort: 8080}]
+)");
+  REQUIRE(p.invalid.ok());
+  CHECK(p.Key() == "ml/train-0");
+  CHECK(p.owner->kind == "Job");
+  CHECK(p.priority == 1000);
+  CHECK(p.requests.ToString() == "cpu: 8, memory: 64Gi, nvidia.com/gpu: 8");
+  CHECK(p.tolerations.size() == 1);
+  CHECK(p.required_node_affinity->terms.size() == 1);
+  CHECK(p.anti_affinity.size() == 1);
+  CHECK(p.spread.size() == 1);  // ScheduleAnyway never filters
+  CHECK(p.host_ports.size() == 1);
+}
+
+TEST_CASE("a PodList is flattened into its pods", "[decode]") {
+  auto objects = ParseObjects(
+      R"({"kind":"PodList","items":[{"kind":"Pod","metadata":{"name":"a"}},{"kind":"Pod","metadata":{"name":"b"}}]})",
+      "pods.json");
+  REQUIRE(objects.ok());
+  CHECK(objects->size() == 2);
+}
+
+TEST_CASE("a pod with a bad quantity is invalid with the pod and field named", "[decode]") {
+  PodSpec p = FirstPod(R"(
+kind: Pod
+metadata: {name: web, namespace: shop}
+spec:
+  containers: [{name: c, resources: {requests: {memory: 10KB}}}]
+)");
+  REQUIRE_FALSE(p.invalid.ok());
+  CHECK_THAT(std::string(p.invalid.message()),
+             Catch::StartsWith("Pod shop/web: spec.containers[0].resources.requests[memory]: "
+                               "quantity \"10KB\""));
+}
+
+TEST_CASE("an unknown operator, a wrong type and a negative request make the pod invalid",
+          "[decode]") {
+  PodSpec op = FirstPod(R"(
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c}]
+  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms:
+    [{matchExpressions: [{key: zone, operator: Like, values: [a]}]}]}}}
+)");
+  REQUIRE_FALSE(op.invalid.ok());
+  CHECK_THAT(std::string(op.invalid.message()),
+             Catch::Contains("operator: unknown operator \"Like\""));
+
+  PodSpec type = FirstPod(
+      R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"priority":"high","containers":[{"name":"c"}]}})");
+  REQUIRE_FALSE(type.invalid.ok());
+  CHECK_THAT(std::string(type.invalid.message()),
+             Catch::Contains("spec.priority: expected an integer, found string"));
+
+  PodSpec negative = FirstPod(R"(
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "-1"}}}]}
+)");
+  REQUIRE_FALSE(negative.invalid.ok());
+  CHECK_THAT(std::string(negative.invalid.message()), Catch::Contains("negative request for cpu"));
+}
+
+TEST_CASE("bound and finished pods are not pending", "[decode]") {
+  CHECK_FALSE(IsPending(nlohmann::json::parse(R"({"spec":{"nodeName":"n1"}})")));
+  CHECK_FALSE(IsPending(nlohmann::json::parse(R"({"status":{"phase":"Succeeded"}})")));
+  CHECK(IsPending(nlohmann::json::parse(R"({"status":{"phase":"Pending"}})")));
+}
+
+TEST_CASE("broken YAML and JSON are errors that name the file and place", "[decode]") {
+  auto yaml = ParseObjects("a: [1, 2\nb: 3\n", "pods.yaml");
+  REQUIRE_FALSE(yaml.ok());
+  CHECK_THAT(std::string(yaml.status().message()), Catch::StartsWith("pods.yaml: line"));
+  auto json = ParseObjects("{\"a\": ", "pods.json");
+  REQUIRE_FALSE(json.ok());
+  CHECK_THAT(std::string(json.status().message()), Catch::StartsWith("pods.json: invalid JSON"));
+}
+
+const char* kGroup = R"(
+nodeGroups:
+- id: h100-spot
+  minSize: 0
+  maxSize: 10
+  pricePerHour: 55.04
+  capacityType: spot
+  template:
+    metadata: {labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+    spec: {taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}
+    status: {allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}}
+  options: {scaleDownUnneededTime: 5m, scaleDownGpuUtilizationThreshold: 0.5}
+  simulation: {provisioningDelay: {p50: 90s, p95: 4m}, spotInterruptionsPerHour: 0.02}
+)";
+
+TEST_CASE("the node-group file reads every documented field", "[node-groups]") {
+  auto groups = ParseNodeGroupFile(kGroup, "groups.yaml");
+  REQUIRE(groups.ok());
+  REQUIRE(groups->size() == 1);
+  const NodeGroupConfig& g = groups->front();
+  CHECK(g.spec.id == "h100-spot");
+  CHECK(g.spec.max_size == 10);
+  CHECK(g.capacity_type == CapacityType::kSpot);
+  CHECK(g.spec.node_template.allocatable.Get("nvidia.com/gpu").Value() == 8);
+  CHECK(g.spec.node_template.taints.size() == 1);
+  CHECK(*g.options.scale_down_unneeded_time == absl::Minutes(5));
+  CHECK(g.simulation.provisioning_delay.p95 == absl::Minutes(4));
+}
+
+std::string Broken(const std::string& from, const std::string& to) {
+  std::string text = kGroup;
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST_CASE("mistakes in the node-group file name the file, the group and the field",
+          "[node-groups]") {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {Broken("maxSize: 10", "maxSize: 10\n  maxsize: 3"), "unknown key \"maxsize\""},
+      {Broken("scaleDownUnneededTime: 5m", "scaleDownUnneededTime: five"),
+       "options.scaleDownUnneededTime: invalid duration \"five\""},
+      {Broken("minSize: 0", "minSize: 20"), "minSize 20 exceeds maxSize 10"},
+      {Broken("capacityType: spot", "capacityType: reserved"), "capacityType: unknown value"},
+      {Broken("memory: 1900Gi", "memory: 1900GB"), "status.allocatable[memory]: quantity"},
+      {Broken("effect: NoSchedule", "effect: Never"), "effect: unknown taint effect"},
+      {Broken("0.5}", "1.5}"), "scaleDownGpuUtilizationThreshold: must be between 0 and 1"},
+      {std::string(kGroup) + std::string(kGroup).substr(std::string(kGroup).find("- id")),
+       "duplicate node group id"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.message);
+    auto groups = ParseNodeGroupFile(c.text, "groups.yaml");
+    REQUIRE_FALSE(groups.ok());
+    const std::string message(groups.status().message());
+    CHECK_THAT(message, Catch::StartsWith("groups.yaml: "));
+    CHECK_THAT(message, Catch::Contains(c.message));
+  }
+}
+
+TEST_CASE("a template without allocatable is refused for that group", "[node-groups]") {
+  auto groups = ParseNodeGroupFile(
+      "nodeGroups:\n- id: empty\n  maxSize: 1\n  template: {metadata: {name: x}}\n", "g.yaml");
+  REQUIRE_FALSE(groups.ok());
+  CHECK_THAT(
+      std::string(groups.status().message()),
+      Catch::Contains("node group empty: nodeGroups[0].template.status.allocatable: missing"));
+}
+
+}  // namespace
+}  // namespace gpua
