@@ -342,7 +342,7 @@ absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
     if (parsed.is_discarded()) {
       // Parse again with exceptions on, only to learn where it broke.
       try {
-        (void)nlohmann::json::parse(text.begin(), text.end());
+        const nlohmann::json unused = nlohmann::json::parse(text.begin(), text.end());
       } catch (const nlohmann::json::parse_error& e) {
         return absl::InvalidArgumentError(absl::StrCat(source, ": invalid JSON: ", e.what()));
       }

@@ -74,7 +74,8 @@ TEST_CASE("NoSchedule and NoExecute taints block, PreferNoSchedule does not", "[
   const Taint prefer{"a", "", TaintEffect::kPreferNoSchedule};
   const Taint no_exec{"b", "x", TaintEffect::kNoExecute};
   CHECK(FirstUntoleratedTaint({prefer}, {}) == nullptr);
-  const Taint* blocking = FirstUntoleratedTaint({prefer, no_exec}, {});
+  const std::vector<Taint> taints = {prefer, no_exec};
+  const Taint* blocking = FirstUntoleratedTaint(taints, {});
   REQUIRE(blocking != nullptr);
   CHECK(blocking->ToString() == "{b: x}");
 }
