@@ -37,7 +37,9 @@ class Quantity {
   // ("1", "1.5", ".5", "5."), and one of the suffixes n u m k M G T P E, Ki Mi Gi Ti Pi Ei or
   // a decimal exponent e/E (1e3, 1.5E-2). Fractions finer than 1n round away from zero, as
   // Kubernetes rounds them. Where Kubernetes would silently cap a magnitude above 2^63-1
-  // units, this reports it instead: a request that large is a mistake, not a request.
+  // units, this reports it instead: a request that large is a mistake, not a request. The
+  // number needs a digit, as the documented grammar says ("Gi" and "." are errors, where
+  // apimachinery's parser would read them as zero).
   static absl::StatusOr<Quantity> Parse(absl::string_view text);
 
   static constexpr Quantity FromNanos(Nanos nanos,
