@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "estimator/estimate.h"
+#include "tests/unit/estimator/test_util.h"
 
 namespace gpua {
 namespace {
@@ -30,16 +31,6 @@ PodSpec MakePod(const std::string& name, ResourceList requests, const std::strin
   p.owner = OwnerReference{"ReplicaSet", owner, owner + "-uid", true};
   p.labels = {{"app", owner}};
   return p;
-}
-
-NodeGroupSpec MakeGroup(const std::string& id, ResourceList allocatable, int max_size,
-                        double price = 1.0) {
-  NodeGroupSpec g;
-  g.id = id;
-  g.max_size = max_size;
-  g.price_per_hour = price;
-  g.node_template.allocatable = std::move(allocatable);
-  return g;
 }
 
 double PeakRssMiB() {
@@ -67,7 +58,7 @@ void BM_B_CA(benchmark::State& state) {
     pods.push_back(
         MakePod(absl::StrCat("large-", i), {{"cpu", Q("95m")}, {"memory", Q("190")}}, "large"));
   }
-  std::vector<NodeGroupSpec> groups = {MakeGroup(
+  std::vector<NodeGroupSpec> groups = {testing::Group(
       "ca-template", {{"cpu", Q("1000m")}, {"memory", Q("5000")}, {"pods", Q("100")}}, 3'000)};
   int nodes = 0;
   size_t placed = 0;
@@ -95,14 +86,14 @@ GpuWorkload MakeGpuWorkload(int pod_count, int shapes) {
   for (int g = 0; g < 30; ++g) {
     const bool gpu = g % 3 != 0;
     const std::string product = products[g % products.size()];
-    NodeGroupSpec group =
-        MakeGroup(absl::StrCat("group-", g),
-                  gpu ? ResourceList{{"cpu", Q("96")},
-                                     {"memory", Q("1Ti")},
-                                     {"pods", Q("110")},
-                                     {"nvidia.com/gpu", Q("8")}}
-                      : ResourceList{{"cpu", Q("64")}, {"memory", Q("256Gi")}, {"pods", Q("110")}},
-                  2'000, gpu ? 30.0 + g : 2.0 + g * 0.1);
+    NodeGroupSpec group = testing::Group(
+        absl::StrCat("group-", g),
+        gpu ? ResourceList{{"cpu", Q("96")},
+                           {"memory", Q("1Ti")},
+                           {"pods", Q("110")},
+                           {"nvidia.com/gpu", Q("8")}}
+            : ResourceList{{"cpu", Q("64")}, {"memory", Q("256Gi")}, {"pods", Q("110")}},
+        2'000, gpu ? 30.0 + g : 2.0 + g * 0.1);
     group.node_template.labels = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", g % 3)},
                                   {"gpu", gpu ? product : "none"}};
     if (gpu) group.node_template.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
@@ -191,7 +182,7 @@ void BM_PackingQuality(benchmark::State& state) {
       std::vector<PodSpec> pods = CutFullNodes(optimum, rng, 32'000, 128 * 1024, gpu ? 8 : 0);
       ResourceList alloc{{"cpu", Q("32")}, {"memory", Q("128Gi")}, {"pods", Q("110")}};
       if (gpu) alloc.Set("nvidia.com/gpu", Q("8"));
-      ScaleUpPlan plan = RunEstimate(pods, {MakeGroup("g", alloc, 10'000)}, 10'000);
+      ScaleUpPlan plan = RunEstimate(pods, {testing::Group("g", alloc, 10'000)}, 10'000);
       const double ratio = static_cast<double>(plan.total_new_nodes()) / optimum;
       sum += ratio;
       worst = std::max(worst, ratio);
