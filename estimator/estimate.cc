@@ -5,144 +5,14 @@
 #include <optional>
 #include <utility>
 
-#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/strings/str_cat.h"
+#include "estimator/group_packer.h"
+#include "estimator/placement.h"
+#include "estimator/pod_class.h"
 #include "estimator/predicates.h"
 
 namespace gpua {
 namespace {
-
-// Pods the scheduler cannot tell apart, planned together.
-struct PodClass {
-  const PodSpec* pod = nullptr;  // the first member stands for all
-  std::vector<int> members;      // indices into the pending pods, in input order
-  size_t next = 0;               // members before this one are placed
-  ResourceVector request;
-  bool isolated = false;  // placeable by resources alone
-  size_t remaining() const { return members.size() - next; }
-};
-
-std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterSnapshot& snapshot) {
-  std::vector<PodClass> classes;
-  absl::flat_hash_map<std::string, size_t> by_key;
-  for (size_t i = 0; i < pending.size(); ++i) {
-    const PodSpec& pod = pending[i];
-    if (!pod.invalid.ok()) continue;
-    auto [it, inserted] = by_key.try_emplace(EquivalenceKey(pod), classes.size());
-    if (inserted) {
-      PodClass c;
-      c.pod = &pod;
-      c.request = snapshot.PodRequest(pod);
-      classes.push_back(std::move(c));
-    }
-    classes[it->second].members.push_back(static_cast<int>(i));
-  }
-  return classes;
-}
-
-// Anti-affinity of any pod (placed or pending) that selects `pod` makes placement depend on
-// where that pod is, so `pod` cannot be placed by resources alone.
-bool SomeoneRepels(const PodSpec& pod, const ClusterSnapshot& snapshot,
-                   const std::vector<PodClass>& classes) {
-  const auto repels = [&](const PodSpec& other) {
-    for (const PodAffinityTerm& t : other.anti_affinity) {
-      if (other.TermSelects(t, pod)) return true;
-    }
-    return false;
-  };
-  for (const PodClass& c : classes) {
-    if (repels(*c.pod)) return true;
-  }
-  for (const SimNode& n : snapshot.nodes()) {
-    for (const PodSpec* p : n.pods) {
-      if (repels(*p)) return true;
-    }
-  }
-  return false;
-}
-
-// Places as many of the class's remaining pods as node `index` takes; returns how many.
-int64_t PlaceOnNode(PodClass& c, ClusterSnapshot& snapshot, size_t index, int64_t* checks,
-                    std::optional<std::string>* last_reason) {
-  const SimNode& node = snapshot.node(index);
-  if (auto reason = CheckNodeStatic(*c.pod, *node.props, node.name)) {
-    ++*checks;
-    *last_reason = std::move(reason);
-    return 0;
-  }
-  if (c.isolated) {
-    ++*checks;
-    const int64_t copies = CopiesThatFit(c.request, node.free, static_cast<int64_t>(c.remaining()));
-    if (copies == 0) {
-      *last_reason = CheckResources(snapshot.catalog(), c.request, node);
-      return 0;
-    }
-    snapshot.AddPods(index, c.pod, c.request, copies);
-    return copies;
-  }
-  int64_t placed = 0;
-  while (placed < static_cast<int64_t>(c.remaining())) {
-    ++*checks;
-    std::optional<std::string> reason = CheckResources(snapshot.catalog(), c.request, node);
-    if (!reason) reason = CheckPodInteractions(*c.pod, snapshot, index);
-    if (reason) {
-      *last_reason = std::move(reason);
-      break;
-    }
-    snapshot.AddPods(index, c.pod, c.request);
-    ++placed;
-  }
-  return placed;
-}
-
-// Records which members went to `node` (their plan index) and advances the class.
-void TakeMembers(PodClass& c, int64_t count, std::vector<int>* into) {
-  for (int64_t i = 0; i < count; ++i) into->push_back(c.members[c.next++]);
-}
-
-// What a new node of a group looks like, prepared once per group.
-struct PreparedTemplate {
-  const NodeGroupSpec* group;
-  std::shared_ptr<NodeProps> props;
-  ResourceVector allocatable;
-  std::vector<const PodSpec*> daemonset_pods;
-  ResourceVector daemonset_requests;
-};
-
-PreparedTemplate Prepare(const NodeGroupSpec& group, ClusterSnapshot& snapshot) {
-  PreparedTemplate t{&group, std::make_shared<NodeProps>(), {}, {}, {}};
-  t.props->labels = group.node_template.labels;
-  t.props->taints = group.node_template.taints;
-  t.props->group_id = group.id;
-  t.allocatable = snapshot.catalog().ToVector(group.node_template.allocatable);
-  for (const PodSpec& ds : group.node_template.daemonset_pods) {
-    t.daemonset_pods.push_back(&ds);
-    AddInto(t.daemonset_requests, snapshot.PodRequest(ds));
-  }
-  return t;
-}
-
-// Pods first whose GPU share of the group's node is largest, then by their largest share of
-// any other resource: the first-fit-decreasing order, GPUs weighing first.
-std::vector<size_t> PackingOrder(const std::vector<PodClass>& classes, const PreparedTemplate& t,
-                                 const ResourceCatalog& catalog) {
-  std::vector<std::pair<double, double>> key(classes.size());
-  for (size_t i = 0; i < classes.size(); ++i) {
-    for (size_t slot = 0; slot < classes[i].request.size(); ++slot) {
-      if (slot == ResourceCatalog::kPods) continue;
-      const int64_t have = At(t.allocatable, slot);
-      const double share =
-          have > 0 ? static_cast<double>(classes[i].request[slot]) / static_cast<double>(have) : 0;
-      auto& k = catalog.IsGpu(static_cast<int>(slot)) ? key[i].first : key[i].second;
-      k = std::max(k, share);
-    }
-  }
-  std::vector<size_t> order(classes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] > key[b]; });
-  return order;
-}
 
 ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector& v) {
   ResourceList list;
@@ -154,78 +24,6 @@ ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector
   return list;
 }
 
-struct GroupResult {
-  ScaleUpOption option;
-  GroupPlan plan;
-  absl::flat_hash_map<size_t, std::string> reasons;  // class -> why its rest stayed out
-};
-
-// Packs the classes' remaining pods onto new nodes of one group, first fit decreasing.
-// Leaves the new nodes in the snapshot; the caller forks and reverts around it.
-GroupResult SimulateGroup(std::vector<PodClass>& classes, const PreparedTemplate& t,
-                          ClusterSnapshot& snapshot, int node_cap, int64_t max_checks) {
-  GroupResult r;
-  ResourceVector requested;  // by the pods placed, for the expanders
-  r.option.group = t.group;
-  r.plan.group_id = t.group->id;
-  std::vector<size_t> new_nodes;
-  int64_t checks = 0;
-  const std::string template_name = absl::StrCat("template-node-for-", t.group->id);
-  for (size_t ci : PackingOrder(classes, t, snapshot.catalog())) {
-    PodClass& c = classes[ci];
-    if (c.remaining() == 0) continue;
-    const size_t next_before = c.next;
-    absl::Cleanup count_requested = [&] {
-      AddInto(requested, c.request, static_cast<int64_t>(c.next - next_before));
-    };
-    if (auto reason = CheckNodeStatic(*c.pod, *t.props, template_name)) {
-      r.reasons[ci] = *std::move(reason);
-      continue;
-    }
-    std::optional<std::string> last_reason;
-    for (size_t k = 0; k < new_nodes.size() && c.remaining() > 0 && checks < max_checks; ++k) {
-      const int64_t placed = PlaceOnNode(c, snapshot, new_nodes[k], &checks, &last_reason);
-      TakeMembers(c, placed, &r.plan.nodes[k].pods);
-    }
-    while (c.remaining() > 0) {
-      if (checks >= max_checks) {
-        r.reasons[ci] = "the estimate's work budget ran out before this pod was placed";
-        break;
-      }
-      if (static_cast<int>(new_nodes.size()) >= node_cap) {
-        r.reasons[ci] = absl::StrCat("node group ", t.group->id, " can add no more nodes (",
-                                     node_cap, " new node(s) allowed)");
-        break;
-      }
-      snapshot.Fork();
-      const size_t index =
-          snapshot.AddNodeFromTemplate(absl::StrCat(template_name, "-", new_nodes.size()), t.props,
-                                       t.allocatable, t.daemonset_pods, t.daemonset_requests);
-      const int64_t placed = PlaceOnNode(c, snapshot, index, &checks, &last_reason);
-      if (placed == 0) {  // not even an empty node takes it: the reason is final
-        snapshot.Revert();
-        r.reasons[ci] = last_reason.value_or("does not fit an empty node");
-        break;
-      }
-      snapshot.Commit();
-      new_nodes.push_back(index);
-      r.plan.nodes.emplace_back();
-      TakeMembers(c, placed, &r.plan.nodes.back().pods);
-    }
-  }
-  for (const PlannedNode& n : r.plan.nodes) {
-    r.plan.pods.insert(r.plan.pods.end(), n.pods.begin(), n.pods.end());
-  }
-  r.option.new_nodes = r.plan.new_nodes();
-  r.option.pods = r.plan.pods;
-  if (requested.size() > ResourceCatalog::kPods) requested[ResourceCatalog::kPods] = 0;
-  r.option.pods_requests = ToResourceList(snapshot.catalog(), requested);
-  ResourceVector offered;
-  AddInto(offered, t.allocatable, r.option.new_nodes);
-  r.option.nodes_allocatable = ToResourceList(snapshot.catalog(), offered);
-  return r;
-}
-
 // Places what fits on existing and upcoming nodes, first fit in node order.
 void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
@@ -233,13 +31,189 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot, 
   for (PodClass& c : classes) {
     for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
       std::optional<std::string> ignored;
-      const int64_t placed = PlaceOnNode(c, snapshot, n, &checks, &ignored);
+      const int64_t placed = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
       for (int64_t i = 0; i < placed; ++i) {
         plan.on_existing.push_back({c.members[c.next++], snapshot.node(n).name});
       }
     }
   }
 }
+
+// One node group through the rounds of an estimate.
+struct GroupState {
+  PreparedTemplate t;
+  std::vector<size_t> admitted;  // classes its nodes admit (labels, taints)
+  absl::flat_hash_map<size_t, std::string> not_admitted;  // class -> why not
+  // The latest what-if while still valid; for a used group, what it was scaled up by.
+  std::optional<GroupPacking> trial;
+  bool trial_by_pattern = false;
+  int trial_limit = 0;
+  bool used = false;
+};
+
+class Estimator {
+ public:
+  Estimator(const std::vector<NodeGroupSpec>& groups, ClusterSnapshot& snapshot,
+            std::vector<PodClass>& classes, const EstimateOptions& options)
+      : snapshot_(snapshot), classes_(classes), options_(options) {
+    for (const NodeGroupSpec& g : groups) states_.push_back(Admit(g));
+    nodes_left_ = options.max_new_nodes;
+    if (options.max_nodes_total > 0) {
+      nodes_left_ =
+          std::min(nodes_left_, options.max_nodes_total - static_cast<int>(snapshot.size()));
+    }
+  }
+
+  // Scales up the group the expander likes best, then again for the pods left, until no
+  // group takes any.
+  void Run(Expander& expander, ScaleUpPlan& plan) {
+    while (true) {
+      std::vector<ScaleUpOption> options;
+      std::vector<size_t> option_group;
+      for (size_t g = 0; g < states_.size(); ++g) {
+        if (states_[g].used) continue;
+        options.push_back(Option(g));
+        option_group.push_back(g);
+      }
+      const int chosen = ChooseOption(expander, options);
+      if (chosen < 0) return;
+      plan.groups.push_back(ScaleUp(option_group[chosen]));
+    }
+  }
+
+  // Why a pod of class `ci` that stayed pending is not in group `g`.
+  std::string Reason(size_t g, size_t ci) const {
+    const GroupState& s = states_[g];
+    if (auto it = s.not_admitted.find(ci); it != s.not_admitted.end()) return it->second;
+    if (s.trial.has_value()) {
+      if (auto it = s.trial->reasons.find(ci); it != s.trial->reasons.end()) return it->second;
+    }
+    return s.used ? "node group was already scaled up for other pods in this plan"
+                  : "no node of the group was added";
+  }
+
+ private:
+  GroupState Admit(const NodeGroupSpec& g) {
+    GroupState s;
+    s.t = PrepareTemplate(g, snapshot_);
+    for (size_t ci = 0; ci < classes_.size(); ++ci) {
+      if (auto reason = CheckNodeStatic(*classes_[ci].pod, *s.t.props, s.t.node_name)) {
+        s.not_admitted[ci] = *std::move(reason);
+      } else {
+        s.admitted.push_back(ci);
+      }
+    }
+    return s;
+  }
+
+  PackLimits Limits(size_t g) const {
+    const NodeGroupSpec& group = *states_[g].t.group;
+    PackLimits limits;
+    limits.max_new_nodes = std::max(0, std::min(group.max_size - group.target_size, nodes_left_));
+    limits.max_checks = options_.max_checks_per_group;
+    limits.fill_search = options_.fill_search_steps;
+    return limits;
+  }
+
+  // The admitted classes with pods left, in packing order; whether all are placeable by
+  // resources alone.
+  std::vector<size_t> Order(size_t g, bool* by_pattern) const {
+    std::vector<size_t> candidates;
+    *by_pattern = true;
+    for (size_t ci : states_[g].admitted) {
+      if (classes_[ci].remaining() == 0) continue;
+      candidates.push_back(ci);
+      *by_pattern = *by_pattern && classes_[ci].isolated;
+    }
+    return PackingOrder(classes_, candidates, states_[g].t, snapshot_.catalog());
+  }
+
+  ScaleUpOption Option(size_t g) {
+    GroupState& s = states_[g];
+    const PackLimits limits = Limits(g);
+    if (!s.trial.has_value() || s.trial_limit != limits.max_new_nodes) {
+      bool by_pattern = false;
+      const std::vector<size_t> order = Order(g, &by_pattern);
+      if (by_pattern) {
+        s.trial = PackByPattern(classes_, order, s.t, snapshot_.catalog(), limits);
+      } else {
+        std::vector<PodClass> scratch = classes_;
+        std::vector<std::vector<int>> nodes;
+        AddPendingNodes();
+        snapshot_.Fork();
+        s.trial = PackPodByPod(scratch, order, s.t, snapshot_, limits, &nodes);
+        snapshot_.Revert();
+      }
+      s.trial_by_pattern = by_pattern;
+      s.trial_limit = limits.max_new_nodes;
+    }
+    ScaleUpOption option;
+    option.group = s.t.group;
+    option.new_nodes = s.trial->new_nodes;
+    option.pod_count = s.trial->pod_count;
+    option.pods_requests = ToResourceList(snapshot_.catalog(), s.trial->requested);
+    ResourceVector offered;
+    AddInto(offered, s.t.allocatable, s.trial->new_nodes);
+    option.nodes_allocatable = ToResourceList(snapshot_.catalog(), offered);
+    return option;
+  }
+
+  GroupPlan ScaleUp(size_t g) {
+    GroupState& s = states_[g];
+    std::vector<size_t> before(classes_.size());
+    for (size_t ci = 0; ci < classes_.size(); ++ci) before[ci] = classes_[ci].next;
+    std::vector<std::vector<int>> nodes;
+    if (s.trial_by_pattern) {
+      TakePatternMembers(*s.trial, classes_, &nodes);
+      not_in_snapshot_.push_back(g);
+    } else {  // packing pod by pod again gives the same nodes, now for real
+      bool by_pattern = false;
+      const std::vector<size_t> order = Order(g, &by_pattern);
+      AddPendingNodes();
+      s.trial = PackPodByPod(classes_, order, s.t, snapshot_, Limits(g), &nodes);
+    }
+    s.used = true;
+    nodes_left_ -= static_cast<int>(nodes.size());
+    Invalidate(before);
+    GroupPlan plan;
+    plan.group_id = s.t.group->id;
+    for (std::vector<int>& pods : nodes) {
+      plan.pods.insert(plan.pods.end(), pods.begin(), pods.end());
+      plan.nodes.push_back(PlannedNode{std::move(pods)});
+    }
+    return plan;
+  }
+
+  // Pod-by-pod packing looks at the pods around; the nodes of groups scaled up by pattern
+  // join the snapshot only then, so that plans without such pods never build them.
+  void AddPendingNodes() {
+    for (size_t g : not_in_snapshot_) {
+      AddPatternNodes(*states_[g].trial, classes_, states_[g].t, snapshot_);
+    }
+    not_in_snapshot_.clear();
+  }
+
+  // Drops the what-ifs that the last scale-up changed: those of groups admitting a class
+  // that lost pods, and every pod-by-pod one (it saw the snapshot, which has new nodes).
+  void Invalidate(const std::vector<size_t>& next_before) {
+    for (GroupState& s : states_) {
+      if (s.used || !s.trial.has_value()) continue;
+      bool changed = !s.trial_by_pattern;
+      for (size_t ci : s.admitted) {
+        if (changed) break;
+        changed = classes_[ci].next != next_before[ci];
+      }
+      if (changed) s.trial.reset();
+    }
+  }
+
+  ClusterSnapshot& snapshot_;
+  std::vector<PodClass>& classes_;
+  const EstimateOptions& options_;
+  std::vector<GroupState> states_;
+  std::vector<size_t> not_in_snapshot_;  // groups scaled up by pattern, nodes not added yet
+  int nodes_left_ = 0;
+};
 
 }  // namespace
 
@@ -255,70 +229,25 @@ ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<Node
   ScaleUpPlan plan;
   snapshot.Fork();
   std::vector<PodClass> classes = BuildClasses(pending, snapshot);
-  for (PodClass& c : classes) {
-    c.isolated = IsolatedFromOtherPods(*c.pod) && !SomeoneRepels(*c.pod, snapshot, classes);
-  }
   PlaceOnExisting(classes, snapshot, plan);
-
-  std::vector<PreparedTemplate> templates;
-  for (const NodeGroupSpec& g : groups) templates.push_back(Prepare(g, snapshot));
-
-  std::vector<bool> used(groups.size(), false);
-  std::vector<absl::flat_hash_map<size_t, std::string>> reasons(groups.size());
-  int nodes_left = options.max_new_nodes;
-  if (options.max_nodes_total > 0) {
-    nodes_left = std::min(nodes_left, options.max_nodes_total - static_cast<int>(snapshot.size()));
-  }
-  while (true) {
-    std::vector<ScaleUpOption> opts;
-    std::vector<size_t> opt_group;
-    for (size_t g = 0; g < groups.size(); ++g) {
-      if (used[g]) continue;
-      const int headroom = groups[g].max_size - groups[g].target_size;
-      const int cap = std::max(0, std::min(headroom, nodes_left));
-      std::vector<PodClass> trial = classes;
-      snapshot.Fork();
-      GroupResult r =
-          SimulateGroup(trial, templates[g], snapshot, cap, options.max_checks_per_group);
-      snapshot.Revert();
-      reasons[g] = std::move(r.reasons);
-      opts.push_back(std::move(r.option));
-      opt_group.push_back(g);
-    }
-    const int chosen = ChooseOption(expander, opts);
-    if (chosen < 0) break;
-    // Simulate the chosen group again for real: the same input gives the same packing.
-    const size_t g = opt_group[chosen];
-    const int cap = std::max(0, std::min(groups[g].max_size - groups[g].target_size, nodes_left));
-    GroupResult r =
-        SimulateGroup(classes, templates[g], snapshot, cap, options.max_checks_per_group);
-    reasons[g] = std::move(r.reasons);
-    used[g] = true;
-    nodes_left -= r.plan.new_nodes();
-    plan.groups.push_back(std::move(r.plan));
-  }
+  Estimator estimator(groups, snapshot, classes, options);
+  estimator.Run(expander, plan);
 
   for (size_t i = 0; i < pending.size(); ++i) {
     if (pending[i].invalid.ok()) continue;
-    UnschedulablePod u{static_cast<int>(i), {}};
+    auto reasons = std::make_shared<GroupReasons>();
     for (const NodeGroupSpec& g : groups) {
-      u.reasons[g.id] = std::string(pending[i].invalid.message());
+      (*reasons)[g.id] = std::string(pending[i].invalid.message());
     }
-    plan.unschedulable.push_back(std::move(u));
+    plan.unschedulable.push_back({static_cast<int>(i), std::move(reasons)});
   }
   for (size_t ci = 0; ci < classes.size(); ++ci) {
     const PodClass& c = classes[ci];
+    if (c.remaining() == 0) continue;
+    auto reasons = std::make_shared<GroupReasons>();
+    for (size_t g = 0; g < groups.size(); ++g) (*reasons)[groups[g].id] = estimator.Reason(g, ci);
     for (size_t m = c.next; m < c.members.size(); ++m) {
-      UnschedulablePod u{c.members[m], {}};
-      for (size_t g = 0; g < groups.size(); ++g) {
-        auto it = reasons[g].find(ci);
-        u.reasons[groups[g].id] = it != reasons[g].end()
-                                      ? it->second
-                                      : (used[g] ? "node group was already scaled up for "
-                                                   "other pods in this plan"
-                                                 : "no node of the group was added");
-      }
-      plan.unschedulable.push_back(std::move(u));
+      plan.unschedulable.push_back({c.members[m], reasons});
     }
   }
   std::sort(plan.unschedulable.begin(), plan.unschedulable.end(),

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct EstimateOptions {
   // cluster-autoscaler's time budget (--max-nodegroup-binpacking-duration): the same input
   // always stops at the same point.
   int64_t max_checks_per_group = 20'000'000;
+  // Search steps spent looking for a fuller node than first fit decreasing's, per distinct
+  // node fill (node_filler.h). 0 keeps plain FFD.
+  int64_t fill_search_steps = 300;
 };
 
 struct PlannedNode {
@@ -42,9 +46,14 @@ struct ExistingPlacement {
   std::string node;
 };
 
+// Group id -> why the pod is not planned there.
+using GroupReasons = std::map<std::string, std::string>;
+
 struct UnschedulablePod {
   int pod;
-  std::map<std::string, std::string> reasons;  // group id -> why not there
+  // Shared by the pods the scheduler cannot tell apart: thousands of replicas left out for
+  // the same reasons cost one map.
+  std::shared_ptr<const GroupReasons> reasons;
 };
 
 struct ScaleUpPlan {

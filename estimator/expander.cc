@@ -76,7 +76,8 @@ class Price : public Expander {
                            const std::vector<size_t>& candidates) override {
     return KeepLowest(candidates, [&](size_t i) {
       const ScaleUpOption& o = options[i];
-      return o.new_nodes * o.group->price_per_hour / std::max<size_t>(1, o.pods.size());
+      return o.new_nodes * o.group->price_per_hour /
+             static_cast<double>(std::max<int64_t>(1, o.pod_count));
     });
   }
 };
@@ -87,7 +88,7 @@ class MostPods : public Expander {
   std::vector<size_t> Best(const std::vector<ScaleUpOption>& options,
                            const std::vector<size_t>& candidates) override {
     return KeepLowest(candidates,
-                      [&](size_t i) { return -static_cast<double>(options[i].pods.size()); });
+                      [&](size_t i) { return -static_cast<double>(options[i].pod_count); });
   }
 };
 
@@ -220,7 +221,7 @@ absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view sp
 int ChooseOption(Expander& expander, const std::vector<ScaleUpOption>& options) {
   std::vector<size_t> all;
   for (size_t i = 0; i < options.size(); ++i) {
-    if (!options[i].pods.empty()) all.push_back(i);
+    if (options[i].pod_count > 0) all.push_back(i);
   }
   if (all.empty()) return -1;
   std::vector<size_t> best = expander.Best(options, all);

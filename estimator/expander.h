@@ -19,7 +19,7 @@ namespace gpua {
 struct ScaleUpOption {
   const NodeGroupSpec* group = nullptr;
   int new_nodes = 0;
-  std::vector<int> pods;           // indices into the pending pods
+  int64_t pod_count = 0;           // pending pods the new nodes would hold
   ResourceList pods_requests;      // what those pods request in all
   ResourceList nodes_allocatable;  // what the new nodes offer in all
 };

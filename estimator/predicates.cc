@@ -36,14 +36,15 @@ std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& 
 }
 
 std::optional<std::string> CheckResources(const ResourceCatalog& catalog,
-                                          const ResourceVector& request, const SimNode& node) {
-  if (At(request, ResourceCatalog::kPods) > At(node.free, ResourceCatalog::kPods)) {
+                                          const ResourceVector& request,
+                                          const ResourceVector& free) {
+  if (At(request, ResourceCatalog::kPods) > At(free, ResourceCatalog::kPods)) {
     return std::string(kReasonTooManyPods);
   }
-  const int slot = FirstShortSlot(catalog, request, node.free);
+  const int slot = FirstShortSlot(catalog, request, free);
   if (slot < 0) return std::nullopt;
   Insufficiency miss{catalog.Name(slot), catalog.ToQuantity(slot, request[slot]),
-                     catalog.ToQuantity(slot, std::max<int64_t>(0, At(node.free, slot)))};
+                     catalog.ToQuantity(slot, std::max<int64_t>(0, At(free, slot)))};
   return miss.Message();
 }
 
@@ -174,7 +175,7 @@ std::optional<std::string> CheckFit(const PodSpec& pod, const ResourceVector& re
                                     const ClusterSnapshot& snapshot, size_t node_index) {
   const SimNode& node = snapshot.node(node_index);
   if (auto reason = CheckNodeStatic(pod, *node.props, node.name)) return reason;
-  if (auto reason = CheckResources(snapshot.catalog(), request, node)) return reason;
+  if (auto reason = CheckResources(snapshot.catalog(), request, node.free)) return reason;
   return CheckPodInteractions(pod, snapshot, node_index);
 }
 

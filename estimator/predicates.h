@@ -37,7 +37,8 @@ std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& 
 
 // Free resources and pod count.
 std::optional<std::string> CheckResources(const ResourceCatalog& catalog,
-                                          const ResourceVector& request, const SimNode& node);
+                                          const ResourceVector& request,
+                                          const ResourceVector& free);
 
 // Host ports, inter-pod affinity and anti-affinity (both directions) and topology spread:
 // the checks that look at other pods.

@@ -40,7 +40,7 @@ nlohmann::json PlanToJson(const ScaleUpPlan& plan, const std::vector<PodSpec>& p
   }
   nlohmann::json unschedulable = nlohmann::json::array();
   for (const UnschedulablePod& u : plan.unschedulable) {
-    unschedulable.push_back({{"pod", pods[u.pod].Key()}, {"reasons", u.reasons}});
+    unschedulable.push_back({{"pod", pods[u.pod].Key()}, {"reasons", *u.reasons}});
   }
   return {{"groups", groups},
           {"existing", existing},
@@ -74,7 +74,7 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
     out << "\n" << plan.unschedulable.size() << " pod(s) fit no node group:\n";
     for (const UnschedulablePod& u : plan.unschedulable) {
       out << "  " << pods[u.pod].Key() << "\n";
-      for (const auto& [group, reason] : u.reasons)
+      for (const auto& [group, reason] : *u.reasons)
         out << "    " << group << ": " << reason << "\n";
     }
   }

@@ -73,7 +73,7 @@ TEST_CASE("a pod that fits no group gets the reason for each group", "[estimate]
   pods[0].node_selector = {};
   ScaleUpPlan plan = Plan(pods, {cpu, gpu4, tainted});
   REQUIRE(plan.unschedulable.size() == 1);
-  const auto& reasons = plan.unschedulable[0].reasons;
+  const auto& reasons = *plan.unschedulable[0].reasons;
   CHECK(reasons.at("cpu") == "Insufficient nvidia.com/gpu (requested 8, free 0)");
   CHECK(reasons.at("gpu4") == "Insufficient nvidia.com/gpu (requested 8, free 4)");
   CHECK(reasons.at("tainted") == "node(s) had untolerated taint {dedicated: team-a}");
@@ -100,7 +100,7 @@ TEST_CASE("a group's headroom limits the nodes planned and the rest get a reason
   REQUIRE(plan.groups.size() == 1);
   CHECK(plan.groups[0].new_nodes() == 2);
   REQUIRE(plan.unschedulable.size() == 3);
-  CHECK_THAT(plan.unschedulable[0].reasons.at("h100"), Catch::Contains("can add no more nodes"));
+  CHECK_THAT(plan.unschedulable[0].reasons->at("h100"), Catch::Contains("can add no more nodes"));
 }
 
 TEST_CASE("the per-scale-up cap holds across groups", "[estimate]") {
@@ -123,7 +123,7 @@ TEST_CASE("an invalid pod is reported with its error and the rest are planned", 
   ScaleUpPlan plan = Plan(pods, {Group("g", Res({{"cpu", "4"}, {"pods", "10"}}))});
   CHECK(plan.total_new_nodes() == 1);
   REQUIRE(plan.unschedulable.size() == 1);
-  CHECK(plan.unschedulable[0].reasons.at("g") == "Pod default/bad: spec.containers[0]: broken");
+  CHECK(plan.unschedulable[0].reasons->at("g") == "Pod default/bad: spec.containers[0]: broken");
 }
 
 TEST_CASE("pods with hostname anti-affinity against each other get a node each", "[estimate]") {
@@ -193,7 +193,7 @@ TEST_CASE("a spread constraint on a key the template lacks is reported", "[estim
   pods[0].spread.push_back({1, "topology.kubernetes.io/zone", LabelSelector{}, 1});
   ScaleUpPlan plan = Plan(pods, {Group("g", Res({{"cpu", "8"}, {"pods", "110"}}))});
   REQUIRE(plan.unschedulable.size() == 1);
-  CHECK(plan.unschedulable[0].reasons.at("g") == std::string(kReasonSpreadMissingLabel));
+  CHECK(plan.unschedulable[0].reasons->at("g") == std::string(kReasonSpreadMissingLabel));
 }
 
 TEST_CASE("host ports keep two copies of a pod off one node", "[estimate]") {

@@ -20,7 +20,7 @@ struct Options {
     groups.push_back(g);
     ScaleUpOption o;
     o.new_nodes = nodes;
-    o.pods.resize(pods);
+    o.pod_count = pods;
     o.pods_requests = std::move(requested);
     o.nodes_allocatable = std::move(offered);
     options.push_back(o);

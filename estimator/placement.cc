@@ -1,0 +1,44 @@
+#include "estimator/placement.h"
+
+#include <utility>
+
+#include "estimator/predicates.h"
+
+namespace gpua {
+
+int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, bool check_static,
+                    int64_t* checks, std::optional<std::string>* why_not) {
+  const SimNode& node = snapshot.node(index);
+  if (check_static) {
+    if (auto reason = CheckNodeStatic(*c.pod, *node.props, node.name)) {
+      ++*checks;
+      *why_not = std::move(reason);
+      return 0;
+    }
+  }
+  if (c.isolated) {
+    ++*checks;
+    const int64_t copies = CopiesThatFit(c.request, node.free, c.remaining());
+    if (copies == 0) {
+      *why_not = CheckResources(snapshot.catalog(), c.request, node.free);
+      return 0;
+    }
+    snapshot.AddPods(index, c.pod, c.request, copies);
+    return copies;
+  }
+  int64_t placed = 0;
+  while (placed < c.remaining()) {
+    ++*checks;
+    std::optional<std::string> reason = CheckResources(snapshot.catalog(), c.request, node.free);
+    if (!reason) reason = CheckPodInteractions(*c.pod, snapshot, index);
+    if (reason) {
+      *why_not = std::move(reason);
+      break;
+    }
+    snapshot.AddPods(index, c.pod, c.request);
+    ++placed;
+  }
+  return placed;
+}
+
+}  // namespace gpua

@@ -1,0 +1,59 @@
+#include "estimator/pod_class.h"
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "estimator/predicates.h"
+
+namespace gpua {
+namespace {
+
+// Anti-affinity of any pod (placed or pending) that selects `pod` makes placement depend on
+// where that pod is, so `pod` cannot be placed by resources alone.
+bool SomeoneRepels(const PodSpec& pod, const ClusterSnapshot& snapshot,
+                   const std::vector<PodClass>& classes) {
+  const auto repels = [&](const PodSpec& other) {
+    for (const PodAffinityTerm& t : other.anti_affinity) {
+      if (other.TermSelects(t, pod)) return true;
+    }
+    return false;
+  };
+  for (const PodClass& c : classes) {
+    if (repels(*c.pod)) return true;
+  }
+  for (const SimNode& n : snapshot.nodes()) {
+    for (const PodSpec* p : n.pods) {
+      if (repels(*p)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void PodClass::TakeMembers(int64_t count, std::vector<int>* into) {
+  for (int64_t i = 0; i < count; ++i) into->push_back(members[next++]);
+}
+
+std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterSnapshot& snapshot) {
+  std::vector<PodClass> classes;
+  absl::flat_hash_map<std::string, size_t> by_key;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const PodSpec& pod = pending[i];
+    if (!pod.invalid.ok()) continue;
+    auto [it, inserted] = by_key.try_emplace(EquivalenceKey(pod), classes.size());
+    if (inserted) {
+      PodClass c;
+      c.pod = &pod;
+      c.request = snapshot.PodRequest(pod);
+      classes.push_back(std::move(c));
+    }
+    classes[it->second].members.push_back(static_cast<int>(i));
+  }
+  for (PodClass& c : classes) {
+    c.isolated = IsolatedFromOtherPods(*c.pod) && !SomeoneRepels(*c.pod, snapshot, classes);
+  }
+  return classes;
+}
+
+}  // namespace gpua
