@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "estimator/status_macros.h"
 
 namespace gpua {
 namespace {
@@ -87,6 +88,16 @@ absl::StatusOr<Labels> JsonReader::StringMap() const {
     out.emplace(it.key(), it->get<std::string>());
   }
   return out;
+}
+
+absl::StatusOr<std::optional<absl::Duration>> JsonReader::Duration() const {
+  if (IsNull()) return std::optional<absl::Duration>();
+  GPUA_ASSIGN_OR_RETURN(std::string text, String());
+  absl::Duration d;
+  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
+    return Error(absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 10m, 1h)"));
+  }
+  return std::optional<absl::Duration>(d);
 }
 
 absl::StatusOr<ResourceList> JsonReader::Resources() const {

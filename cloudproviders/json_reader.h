@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "estimator/labels.h"
 #include "estimator/resource_list.h"
 
@@ -38,6 +39,8 @@ class JsonReader {
   absl::StatusOr<double> Double(double fallback = 0) const;
   absl::StatusOr<bool> Bool(bool fallback = false) const;
   absl::StatusOr<std::vector<std::string>> Strings() const;
+  // A non-negative duration such as "90s" or "10m"; null reads as unset.
+  absl::StatusOr<std::optional<absl::Duration>> Duration() const;
   absl::StatusOr<Labels> StringMap() const;
   // A map of quantities; a quantity may be a JSON string or number.
   absl::StatusOr<ResourceList> Resources() const;

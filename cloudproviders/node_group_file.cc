@@ -15,16 +15,6 @@
 namespace gpua {
 namespace {
 
-absl::StatusOr<std::optional<absl::Duration>> ReadDuration(const JsonReader& r) {
-  if (r.IsNull()) return std::optional<absl::Duration>();
-  GPUA_ASSIGN_OR_RETURN(std::string text, r.String());
-  absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || d < absl::ZeroDuration()) {
-    return r.Error(absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 10m, 1h)"));
-  }
-  return std::optional<absl::Duration>(d);
-}
-
 absl::StatusOr<std::optional<double>> ReadFraction(const JsonReader& r) {
   if (r.IsNull()) return std::optional<double>();
   GPUA_ASSIGN_OR_RETURN(double v, r.Double());
@@ -42,9 +32,9 @@ absl::StatusOr<NodeGroupOptions> ReadOptions(const JsonReader& r) {
                         ReadFraction(r.Field("scaleDownUtilizationThreshold")));
   GPUA_ASSIGN_OR_RETURN(o.scale_down_gpu_utilization_threshold,
                         ReadFraction(r.Field("scaleDownGpuUtilizationThreshold")));
-  GPUA_ASSIGN_OR_RETURN(o.scale_down_unneeded_time, ReadDuration(r.Field("scaleDownUnneededTime")));
-  GPUA_ASSIGN_OR_RETURN(o.scale_down_unready_time, ReadDuration(r.Field("scaleDownUnreadyTime")));
-  GPUA_ASSIGN_OR_RETURN(o.max_node_provision_time, ReadDuration(r.Field("maxNodeProvisionTime")));
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_unneeded_time, r.Field("scaleDownUnneededTime").Duration());
+  GPUA_ASSIGN_OR_RETURN(o.scale_down_unready_time, r.Field("scaleDownUnreadyTime").Duration());
+  GPUA_ASSIGN_OR_RETURN(o.max_node_provision_time, r.Field("maxNodeProvisionTime").Duration());
   for (auto [key, target] :
        {std::pair{"zeroOrMaxNodeScaling", &o.zero_or_max_node_scaling},
         std::pair{"ignoreDaemonSetsUtilization", &o.ignore_daemonsets_utilization}}) {
@@ -60,8 +50,8 @@ absl::StatusOr<DelayDistribution> ReadDelay(const JsonReader& r) {
   DelayDistribution d;
   if (r.IsNull()) return d;
   GPUA_RETURN_IF_ERROR(r.RejectUnknown({"p50", "p95"}));
-  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p50, ReadDuration(r.Field("p50")));
-  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p95, ReadDuration(r.Field("p95")));
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p50, r.Field("p50").Duration());
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> p95, r.Field("p95").Duration());
   d.p50 = p50.value_or(absl::ZeroDuration());
   d.p95 = p95.value_or(d.p50);
   if (d.p95 < d.p50) return r.Error("p95 is below p50");
