@@ -1,0 +1,78 @@
+#include "cloudproviders/externalgrpc/cloud_config.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "cloudproviders/json_reader.h"
+#include "cloudproviders/kube_objects.h"
+#include "cloudproviders/node_group_file.h"
+#include "estimator/status_macros.h"
+
+namespace gpua {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const JsonReader& r) {
+  GPUA_ASSIGN_OR_RETURN(std::string path, r.String());
+  if (path.empty()) return std::string();
+  absl::StatusOr<std::string> pem = ReadFile(path);
+  if (!pem.ok()) return r.Error(pem.status().message());
+  if (pem->find("-----BEGIN") == std::string::npos) {
+    return r.Error(absl::StrCat(path, " is not a PEM file"));
+  }
+  return pem;
+}
+
+absl::StatusOr<ExternalGrpcConfig> ReadConfig(const JsonReader& root) {
+  GPUA_RETURN_IF_ERROR(root.RejectUnknown({"address", "cert", "key", "cacert", "grpc_timeout"}));
+  ExternalGrpcConfig c;
+  GPUA_ASSIGN_OR_RETURN(c.address, root.Field("address").String());
+  if (c.address.empty()) return root.Field("address").Error("required (host:port)");
+  GPUA_ASSIGN_OR_RETURN(c.cert_pem, ReadPem(root.Field("cert")));
+  GPUA_ASSIGN_OR_RETURN(c.key_pem, ReadPem(root.Field("key")));
+  GPUA_ASSIGN_OR_RETURN(c.ca_pem, ReadPem(root.Field("cacert")));
+  if (c.cert_pem.empty() != c.key_pem.empty()) {
+    return root.Field(c.cert_pem.empty() ? "cert" : "key")
+        .Error("cert and key go together (mTLS needs both)");
+  }
+  if (!c.cert_pem.empty() && c.ca_pem.empty()) {
+    return root.Field("cacert").Error("required with cert and key, to verify the plugin");
+  }
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> timeout,
+                        root.Field("grpc_timeout").Duration());
+  if (timeout.has_value()) {
+    if (*timeout <= absl::ZeroDuration()) {
+      return root.Field("grpc_timeout").Error("must be above zero");
+    }
+    c.timeout = *timeout;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string ExternalGrpcConfig::TlsServerName() const {
+  absl::string_view host = address;
+  absl::ConsumePrefix(&host, "dns:///");
+  if (absl::ConsumePrefix(&host, "[")) return std::string(host.substr(0, host.find(']')));
+  return std::string(host.substr(0, host.rfind(':')));
+}
+
+absl::StatusOr<ExternalGrpcConfig> ParseExternalGrpcConfig(absl::string_view text,
+                                                           absl::string_view source) {
+  absl::StatusOr<nlohmann::json> doc = YamlToJson(text, source);
+  if (!doc.ok()) return doc.status();
+  if (!doc->is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": expected a mapping of keys"));
+  }
+  absl::StatusOr<ExternalGrpcConfig> config = ReadConfig(JsonReader(*doc, ""));
+  if (!config.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": ", config.status().message()));
+  }
+  return config;
+}
+
+absl::StatusOr<ExternalGrpcConfig> LoadExternalGrpcConfig(const std::string& path) {
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseExternalGrpcConfig(text, path);
+}
+
+}  // namespace gpua
