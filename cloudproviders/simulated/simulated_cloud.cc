@@ -1,0 +1,387 @@
+#include "cloudproviders/simulated/simulated_cloud.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
+
+namespace gpua {
+namespace {
+
+struct SimInstance {
+  std::string id;  // the provider ID: sim://<group>/<n>
+  InstanceState state = InstanceState::kCreating;
+  std::optional<InstanceError> error;
+  absl::Time running_at;
+  absl::Time gpu_ready_at;
+  std::optional<absl::Time> reclaim_at;  // spot only, once running
+  absl::Time gone_at;                    // once deleting
+};
+
+struct GroupState {
+  NodeGroupConfig config;
+  int next_index = 0;
+  bool stockout = false;
+  std::vector<SimInstance> instances;
+
+  int TargetSize() const {
+    return static_cast<int>(std::count_if(instances.begin(), instances.end(), [](const auto& i) {
+      return i.state != InstanceState::kDeleting;
+    }));
+  }
+};
+
+constexpr absl::string_view kScheme = "sim://";
+
+// Log-normal through the median and the 95th percentile.
+absl::Duration Draw(const DelayDistribution& d, std::mt19937_64& rng) {
+  if (d.p50 <= absl::ZeroDuration()) return absl::ZeroDuration();
+  const double sigma = d.p95 > d.p50 ? std::log(absl::FDivDuration(d.p95, d.p50)) / 1.6448536 : 0.0;
+  std::normal_distribution<double> normal(0.0, 1.0);
+  return d.p50 * std::exp(sigma * normal(rng));
+}
+
+}  // namespace
+
+struct SimulatedCloud::State {
+  absl::Mutex mu;
+  std::mt19937_64 rng ABSL_GUARDED_BY(mu);
+  std::vector<GroupState> groups ABSL_GUARDED_BY(mu);
+  absl::Status fail_with ABSL_GUARDED_BY(mu);
+  int fail_count ABSL_GUARDED_BY(mu) = 0;
+  absl::Duration latency ABSL_GUARDED_BY(mu);
+
+  void Launch(GroupState& g, int count, absl::Time at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (int i = 0; i < count; ++i) {
+      SimInstance inst;
+      inst.id = absl::StrCat(kScheme, g.config.spec.id, "/", g.next_index++);
+      inst.running_at = at + Draw(g.config.simulation.provisioning_delay, rng);
+      inst.gpu_ready_at = inst.running_at + Draw(g.config.simulation.gpu_ready_delay, rng);
+      if (g.stockout) {
+        inst.error = InstanceError{"OutOfCapacity",
+                                   absl::StrCat("no capacity for node group ", g.config.spec.id),
+                                   InstanceErrorClass::kOutOfResources};
+      }
+      g.instances.push_back(std::move(inst));
+    }
+  }
+
+  absl::Time DrawReclaim(const GroupState& g, absl::Time from) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    std::exponential_distribution<double> hours(g.config.simulation.spot_interruptions_per_hour);
+    return from + absl::Hours(hours(rng));
+  }
+
+  // Moves every instance on to what it is at `now`, in order of the events.
+  void Advance(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (GroupState& g : groups) {
+      const bool spot = g.config.capacity_type == CapacityType::kSpot &&
+                        g.config.simulation.spot_interruptions_per_hour > 0;
+      for (bool changed = true; changed;) {
+        changed = false;
+        std::vector<absl::Time> reclaimed;
+        std::vector<SimInstance> kept;
+        for (SimInstance& i : g.instances) {
+          if (i.state == InstanceState::kCreating && !i.error && now >= i.running_at) {
+            i.state = InstanceState::kRunning;
+            if (spot) i.reclaim_at = DrawReclaim(g, i.running_at);
+            changed = true;
+          }
+          if (i.state == InstanceState::kRunning && i.reclaim_at && now >= *i.reclaim_at) {
+            reclaimed.push_back(*i.reclaim_at);
+            changed = true;
+            continue;
+          }
+          if (i.state == InstanceState::kDeleting && now >= i.gone_at) {
+            changed = true;
+            continue;
+          }
+          kept.push_back(std::move(i));
+        }
+        g.instances = std::move(kept);
+        for (absl::Time at : reclaimed) Launch(g, 1, at);  // the target did not change
+      }
+    }
+  }
+
+  GroupState* Find(absl::string_view id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    for (GroupState& g : groups) {
+      if (g.config.spec.id == id) return &g;
+    }
+    return nullptr;
+  }
+};
+
+class SimulatedCloud::Group : public NodeGroup {
+ public:
+  Group(SimulatedCloud& cloud, const NodeGroupConfig& config)
+      : cloud_(cloud),
+        id_(config.spec.id),
+        min_(config.spec.min_size),
+        max_(config.spec.max_size),
+        debug_(absl::StrFormat("%s (%s, %d..%d nodes, %.2f/h)", config.spec.id,
+                               config.capacity_type == CapacityType::kSpot ? "spot" : "on-demand",
+                               config.spec.min_size, config.spec.max_size,
+                               config.spec.price_per_hour)) {}
+
+  const std::string& Id() const override { return id_; }
+  int MinSize() const override { return min_; }
+  int MaxSize() const override { return max_; }
+  std::string Debug() const override { return debug_; }
+
+  absl::StatusOr<int> TargetSize() override {
+    return With([](GroupState& g, absl::Time) -> absl::StatusOr<int> { return g.TargetSize(); });
+  }
+
+  absl::Status IncreaseSize(int delta) override {
+    return With([&](GroupState& g, absl::Time now) -> absl::Status {
+      if (delta <= 0) return absl::InvalidArgumentError("size increase must be positive");
+      if (g.TargetSize() + delta > max_) {
+        return absl::InvalidArgumentError(absl::StrCat("size increase too large: desired ",
+                                                       g.TargetSize() + delta, ", max ", max_));
+      }
+      cloud_.state_->Launch(g, delta, now);
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status DeleteNodes(const std::vector<NodeRef>& nodes) override {
+    return With([&](GroupState& g, absl::Time now) -> absl::Status {
+      std::vector<SimInstance*> doomed;
+      for (const NodeRef& n : nodes) {
+        auto it = std::find_if(g.instances.begin(), g.instances.end(),
+                               [&](const SimInstance& i) { return i.id == n.provider_id; });
+        if (it == g.instances.end()) {  // delete nothing when one name is wrong
+          return absl::NotFoundError(
+              absl::StrCat("node ", n.name, " (", n.provider_id, ") is not in node group ", id_));
+        }
+        if (it->state != InstanceState::kDeleting) doomed.push_back(&*it);
+      }
+      if (g.TargetSize() - static_cast<int>(doomed.size()) < min_) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("node group ", id_, ": deleting ", doomed.size(),
+                         " node(s) would go below min size ", min_));
+      }
+      for (SimInstance* i : doomed) {
+        i->state = InstanceState::kDeleting;
+        i->gone_at = now + cloud_.options_.deletion_delay;
+      }
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status DecreaseTargetSize(int delta) override {
+    return With([&](GroupState& g, absl::Time) -> absl::Status {
+      if (delta >= 0) return absl::InvalidArgumentError("size decrease must be negative");
+      std::vector<size_t> unregistered;  // newest first
+      for (size_t i = g.instances.size(); i-- > 0;) {
+        if (g.instances[i].state == InstanceState::kCreating) unregistered.push_back(i);
+      }
+      if (static_cast<size_t>(-delta) > unregistered.size()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "node group ", id_, ": attempt to delete existing nodes (target ", g.TargetSize(),
+            ", delta ", delta, ", not yet running ", unregistered.size(), ")"));
+      }
+      unregistered.resize(static_cast<size_t>(-delta));
+      std::sort(unregistered.rbegin(), unregistered.rend());
+      for (size_t i : unregistered) g.instances.erase(g.instances.begin() + static_cast<long>(i));
+      return absl::OkStatus();
+    });
+  }
+
+  absl::StatusOr<std::vector<Instance>> Nodes() override {
+    return With([](GroupState& g, absl::Time) -> absl::StatusOr<std::vector<Instance>> {
+      std::vector<Instance> out;
+      for (const SimInstance& i : g.instances) out.push_back({i.id, i.state, i.error});
+      return out;
+    });
+  }
+
+  absl::StatusOr<NodeTemplate> TemplateNode() override {
+    return With([](GroupState& g, absl::Time) -> absl::StatusOr<NodeTemplate> {
+      return g.config.spec.node_template;
+    });
+  }
+
+  absl::StatusOr<AutoscalingOptions> GetOptions(const AutoscalingOptions& defaults) override {
+    return With([&](GroupState& g, absl::Time) -> absl::StatusOr<AutoscalingOptions> {
+      const NodeGroupOptions& o = g.config.options;
+      AutoscalingOptions out = defaults;
+      out.scale_down_utilization_threshold =
+          o.scale_down_utilization_threshold.value_or(defaults.scale_down_utilization_threshold);
+      out.scale_down_gpu_utilization_threshold = o.scale_down_gpu_utilization_threshold.value_or(
+          defaults.scale_down_gpu_utilization_threshold);
+      out.scale_down_unneeded_time =
+          o.scale_down_unneeded_time.value_or(defaults.scale_down_unneeded_time);
+      out.scale_down_unready_time =
+          o.scale_down_unready_time.value_or(defaults.scale_down_unready_time);
+      out.max_node_provision_time =
+          o.max_node_provision_time.value_or(defaults.max_node_provision_time);
+      out.zero_or_max_node_scaling =
+          o.zero_or_max_node_scaling.value_or(defaults.zero_or_max_node_scaling);
+      out.ignore_daemonsets_utilization =
+          o.ignore_daemonsets_utilization.value_or(defaults.ignore_daemonsets_utilization);
+      return out;
+    });
+  }
+
+ private:
+  // Runs `fn` on this group's state, brought up to the clock, after the injected trouble.
+  template <typename Fn>
+  auto With(Fn fn) -> decltype(fn(std::declval<GroupState&>(), absl::Time())) {
+    if (absl::Status s = cloud_.BeginCall(); !s.ok()) return s;
+    State& state = *cloud_.state_;
+    absl::MutexLock lock(&state.mu);
+    const absl::Time now = cloud_.clock_.Now();
+    state.Advance(now);
+    return fn(*state.Find(id_), now);
+  }
+
+  SimulatedCloud& cloud_;
+  const std::string id_;
+  const int min_;
+  const int max_;
+  const std::string debug_;
+};
+
+SimulatedCloud::SimulatedCloud(std::vector<NodeGroupConfig> groups, Clock& clock,
+                               SimulatedCloudOptions options)
+    : clock_(clock), options_(std::move(options)), state_(std::make_unique<State>()) {
+  absl::MutexLock lock(&state_->mu);
+  state_->rng.seed(options_.seed);
+  for (NodeGroupConfig& config : groups) {
+    groups_.push_back(std::make_shared<Group>(*this, config));
+    GroupState g;
+    g.config = std::move(config);
+    const int existing = g.config.spec.target_size;
+    state_->groups.push_back(std::move(g));
+    // The nodes a group already has are up.
+    GroupState& added = state_->groups.back();
+    state_->Launch(added, existing, clock_.Now());
+    for (SimInstance& i : added.instances) i.running_at = i.gpu_ready_at = clock_.Now();
+  }
+  state_->Advance(clock_.Now());
+}
+
+SimulatedCloud::~SimulatedCloud() = default;
+
+absl::Status SimulatedCloud::BeginCall() {
+  absl::Duration latency;
+  {
+    absl::MutexLock lock(&state_->mu);
+    latency = state_->latency;
+  }
+  if (latency > absl::ZeroDuration()) clock_.SleepFor(latency);
+  absl::MutexLock lock(&state_->mu);
+  if (state_->fail_count > 0) {
+    --state_->fail_count;
+    return state_->fail_with;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> SimulatedCloud::NodeGroups() {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  return std::vector<std::shared_ptr<NodeGroup>>(groups_.begin(), groups_.end());
+}
+
+absl::StatusOr<std::shared_ptr<NodeGroup>> SimulatedCloud::NodeGroupForNode(const NodeRef& node) {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  absl::string_view id = node.provider_id;
+  if (!absl::ConsumePrefix(&id, kScheme)) return std::shared_ptr<NodeGroup>();
+  id = id.substr(0, id.find('/'));
+  for (const auto& g : groups_) {
+    if (g->Id() == id) return std::shared_ptr<NodeGroup>(g);
+  }
+  return std::shared_ptr<NodeGroup>();
+}
+
+absl::StatusOr<double> SimulatedCloud::NodePrice(const NodeRef& node, absl::Time start,
+                                                 absl::Time end) {
+  absl::StatusOr<std::shared_ptr<NodeGroup>> group = NodeGroupForNode(node);
+  if (!group.ok()) return group.status();
+  if (*group == nullptr) {
+    return absl::NotFoundError(absl::StrCat("node ", node.name, " is not in any node group"));
+  }
+  absl::MutexLock lock(&state_->mu);
+  const double per_hour = state_->Find((*group)->Id())->config.spec.price_per_hour;
+  return per_hour * absl::ToDoubleHours(end - start);
+}
+
+absl::StatusOr<double> SimulatedCloud::PodPrice(const PodSpec&, absl::Time, absl::Time) {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  return NotImplemented("pod pricing");
+}
+
+absl::StatusOr<std::string> SimulatedCloud::GpuLabel() {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  return options_.gpu_label;
+}
+
+absl::StatusOr<std::vector<std::string>> SimulatedCloud::AvailableGpuTypes() {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  absl::MutexLock lock(&state_->mu);
+  std::set<std::string> types;
+  for (const GroupState& g : state_->groups) {
+    auto it = g.config.spec.node_template.labels.find(options_.gpu_label);
+    if (it != g.config.spec.node_template.labels.end()) types.insert(it->second);
+  }
+  return std::vector<std::string>(types.begin(), types.end());
+}
+
+absl::Status SimulatedCloud::Refresh() {
+  if (absl::Status s = BeginCall(); !s.ok()) return s;
+  absl::MutexLock lock(&state_->mu);
+  state_->Advance(clock_.Now());
+  return absl::OkStatus();
+}
+
+absl::Status SimulatedCloud::Cleanup() { return BeginCall(); }
+
+void SimulatedCloud::SetStockout(const std::string& group, bool out_of_capacity) {
+  absl::MutexLock lock(&state_->mu);
+  if (GroupState* g = state_->Find(group)) g->stockout = out_of_capacity;
+}
+
+void SimulatedCloud::FailNextCalls(absl::Status error, int count) {
+  absl::MutexLock lock(&state_->mu);
+  state_->fail_with = std::move(error);
+  state_->fail_count = count;
+}
+
+void SimulatedCloud::SetLatency(absl::Duration latency) {
+  absl::MutexLock lock(&state_->mu);
+  state_->latency = latency;
+}
+
+std::vector<SpotNotice> SimulatedCloud::SpotNotices() {
+  absl::MutexLock lock(&state_->mu);
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  std::vector<SpotNotice> notices;
+  for (const GroupState& g : state_->groups) {
+    for (const SimInstance& i : g.instances) {
+      if (i.state == InstanceState::kRunning && i.reclaim_at &&
+          now >= *i.reclaim_at - options_.spot_notice) {
+        notices.push_back({g.config.spec.id, i.id, *i.reclaim_at});
+      }
+    }
+  }
+  return notices;
+}
+
+std::optional<absl::Time> SimulatedCloud::GpuReadyTime(const std::string& provider_id) {
+  absl::MutexLock lock(&state_->mu);
+  state_->Advance(clock_.Now());
+  for (const GroupState& g : state_->groups) {
+    for (const SimInstance& i : g.instances) {
+      if (i.id == provider_id && i.state == InstanceState::kRunning) return i.gpu_ready_at;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpua

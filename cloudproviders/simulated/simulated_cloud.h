@@ -1,0 +1,85 @@
+// An in-process cloud for the simulator, the example plugin and tests. Groups come from the
+// node-group file (template, sizes, price, capacity type and its `simulation` section).
+// Everything happens on an injected clock, so an afternoon of cloud behaviour runs in
+// milliseconds and the same seed gives the same afternoon:
+// - an instance asked for is `creating` for a provisioning delay drawn from the group's
+//   distribution (log-normal through its p50 and p95), then `running`;
+// - a stockout makes new instances fail with an out-of-resources error, as a cloud that
+//   has no capacity does; they stay until deleted, as cluster-autoscaler expects;
+// - a spot instance is reclaimed at the group's interruption rate: first a notice
+//   (SpotNotices), then after the notice period it is gone and, the target being unchanged,
+//   a replacement is asked for;
+// - API errors and slow answers can be injected for any call.
+#ifndef GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_CLOUD_H_
+#define GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_CLOUD_H_
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "cloudproviders/clock.h"
+#include "cloudproviders/cloud_provider.h"
+#include "cloudproviders/node_group_file.h"
+
+namespace gpua {
+
+struct SimulatedCloudOptions {
+  uint64_t seed = 1;
+  absl::Duration spot_notice = absl::Minutes(2);  // AWS gives two minutes
+  absl::Duration deletion_delay = absl::Seconds(30);
+  std::string gpu_label = "nvidia.com/gpu.product";
+};
+
+struct SpotNotice {
+  std::string group;
+  std::string provider_id;
+  absl::Time reclaim_at;
+};
+
+class SimulatedCloud : public CloudProvider {
+ public:
+  SimulatedCloud(std::vector<NodeGroupConfig> groups, Clock& clock,
+                 SimulatedCloudOptions options = {});
+  ~SimulatedCloud() override;
+
+  std::string Name() const override { return "simulated"; }
+  absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> NodeGroups() override;
+  absl::StatusOr<std::shared_ptr<NodeGroup>> NodeGroupForNode(const NodeRef& node) override;
+  absl::StatusOr<double> NodePrice(const NodeRef& node, absl::Time start, absl::Time end) override;
+  // Not offered: cluster-autoscaler's price expander then uses node prices only.
+  absl::StatusOr<double> PodPrice(const PodSpec& pod, absl::Time start, absl::Time end) override;
+  absl::StatusOr<std::string> GpuLabel() override;
+  absl::StatusOr<std::vector<std::string>> AvailableGpuTypes() override;
+  absl::Status Refresh() override;
+  absl::Status Cleanup() override;
+
+  // Injected trouble.
+  void SetStockout(const std::string& group, bool out_of_capacity);
+  // The next `count` calls (any of them) answer `error`.
+  void FailNextCalls(absl::Status error, int count);
+  // Every call takes this long on the clock before it answers.
+  void SetLatency(absl::Duration latency);
+
+  // Spot instances under notice now.
+  std::vector<SpotNotice> SpotNotices();
+  // When the GPUs of a running instance are usable (driver and device plugin up).
+  std::optional<absl::Time> GpuReadyTime(const std::string& provider_id);
+
+  struct State;  // one group's instances and target; see the .cc
+
+ private:
+  class Group;
+  absl::Status BeginCall();  // latency and injected errors
+
+  Clock& clock_;
+  const SimulatedCloudOptions options_;
+  std::unique_ptr<State> state_;
+  std::vector<std::shared_ptr<Group>> groups_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_CLOUD_H_
