@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_format.h"
 #include "autoscaler/cli/estimate_command.h"
+#include "autoscaler/cli/plugin_check_command.h"
 
 #ifndef GPUA_VERSION
 #define GPUA_VERSION "unknown"
@@ -29,6 +30,8 @@ void PrintUsage(std::ostream& out) {
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
       {"estimate", "plan the nodes that would hold a set of pending pods", RunEstimateCommand},
+      {"plugin-check", "call every RPC of an externalgrpc provider plugin and report problems",
+       RunPluginCheckCommand},
   };
   return kSubcommands;
 }
