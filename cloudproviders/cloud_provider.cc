@@ -26,4 +26,14 @@ absl::string_view InstanceStateName(InstanceState state) {
   return "unspecified";
 }
 
+absl::StatusOr<std::shared_ptr<NodeGroup>> FindNodeGroup(CloudProvider& provider,
+                                                         absl::string_view id) {
+  absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> groups = provider.NodeGroups();
+  if (!groups.ok()) return groups.status();
+  for (const auto& g : *groups) {
+    if (g->Id() == id) return g;
+  }
+  return absl::NotFoundError(absl::StrCat("no node group \"", id, "\""));
+}
+
 }  // namespace gpua

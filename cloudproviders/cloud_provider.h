@@ -106,6 +106,10 @@ class CloudProvider {
   virtual absl::Status Cleanup() = 0;
 };
 
+// The provider's group with this id, or NotFound naming it.
+absl::StatusOr<std::shared_ptr<NodeGroup>> FindNodeGroup(CloudProvider& provider,
+                                                         absl::string_view id);
+
 }  // namespace gpua
 
 #endif  // GPUA_CLOUDPROVIDERS_CLOUD_PROVIDER_H_

@@ -14,12 +14,7 @@ namespace gpua::externalgrpc {
   } while (false)
 
 absl::StatusOr<std::shared_ptr<NodeGroup>> ProviderService::Find(const std::string& id) {
-  absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> groups = provider_.NodeGroups();
-  if (!groups.ok()) return groups.status();
-  for (const auto& g : *groups) {
-    if (g->Id() == id) return g;
-  }
-  return absl::NotFoundError(absl::StrCat("no node group \"", id, "\""));
+  return FindNodeGroup(provider_, id);
 }
 
 grpc::Status ProviderService::NodeGroups(grpc::ServerContext*, const pb::NodeGroupsRequest*,

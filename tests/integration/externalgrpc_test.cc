@@ -71,13 +71,9 @@ struct Plugin {
   }
 
   std::shared_ptr<NodeGroup> Group(const std::string& id) {
-    auto groups = client->NodeGroups();
-    REQUIRE(groups.ok());
-    for (const auto& g : *groups) {
-      if (g->Id() == id) return g;
-    }
-    FAIL("no group " << id);
-    return nullptr;
+    auto group = FindNodeGroup(*client, id);
+    REQUIRE(group.ok());
+    return *group;
   }
 };
 
@@ -399,6 +395,46 @@ TEST_CASE("a template without allocatable is refused, naming the group and the f
   t = NodeTemplateFromProto(node, "node group g: nodeBytes");
   REQUIRE(!t.ok());
   CHECK_THAT(std::string(t.status().message()), Catch::Contains("status.allocatable[cpu]"));
+}
+
+// Lists groups a client cannot use next to a good one.
+class OddGroups : public pb::CloudProvider::Service {
+ public:
+  grpc::Status NodeGroups(grpc::ServerContext*, const pb::NodeGroupsRequest*,
+                          pb::NodeGroupsResponse* response) override {
+    const auto add = [&](const std::string& id, int min, int max) {
+      pb::NodeGroup* g = response->add_nodegroups();
+      g->set_id(id);
+      g->set_minsize(min);
+      g->set_maxsize(max);
+    };
+    add("good", 0, 3);
+    add("", 0, 3);
+    add("inverted", 5, 2);
+    add("good", 0, 3);
+    return grpc::Status::OK;
+  }
+};
+
+TEST_CASE("groups a plugin lists wrongly are left out and named; the good ones stay",
+          "[externalgrpc]") {
+  auto server = PluginServer::Serve(std::make_unique<OddGroups>(), {});
+  REQUIRE(server.ok());
+  ExternalGrpcConfig config;
+  config.address = absl::StrCat("127.0.0.1:", (*server)->port());
+  std::vector<std::string> log;
+  auto client =
+      *ExternalGrpcProvider::Create(config, [&](absl::string_view l) { log.emplace_back(l); });
+  auto groups = client->NodeGroups();
+  REQUIRE(groups.ok());
+  REQUIRE(groups->size() == 1);
+  CHECK((*groups)[0]->Id() == "good");
+  const std::vector<std::string> ignored = client->IgnoredGroups();
+  REQUIRE(ignored.size() == 3);
+  CHECK_THAT(ignored[0], Catch::Contains("empty id"));
+  CHECK_THAT(ignored[1], Catch::Contains("node group inverted: maxSize 2 is below minSize 5"));
+  CHECK_THAT(ignored[2], Catch::Contains("listed twice"));
+  CHECK(log.size() == 3);
 }
 
 std::string WriteCloudConfig(int port) {

@@ -47,13 +47,9 @@ struct Fixture {
       : cloud(*ParseNodeGroupFile(kGroups, "groups.yaml"), clock, options) {}
 
   std::shared_ptr<NodeGroup> Group(const std::string& id) {
-    auto groups = cloud.NodeGroups();
-    REQUIRE(groups.ok());
-    for (const auto& g : *groups) {
-      if (g->Id() == id) return g;
-    }
-    FAIL("no group " << id);
-    return nullptr;
+    auto group = FindNodeGroup(cloud, id);
+    REQUIRE(group.ok());
+    return *group;
   }
   std::vector<Instance> Instances(const std::string& id) { return *Group(id)->Nodes(); }
 };
