@@ -1,0 +1,79 @@
+// What GPUs a node (or a pool's template) has and how they are shared, and so which GPU
+// resources the device plugin will advertise on it. Read, in this order, from our own
+// template annotations (what makes scale-from-zero right: a template has no labels from the
+// node's agents), NVIDIA GPU Feature Discovery labels, GKE's labels, and the advertised
+// resources themselves. A template whose GPU labels contradict its allocatable is an error,
+// never a guess.
+//
+// Our annotations (all optional; each overrides what labels say):
+//   gpu-autoscaler.io/gpu-vendor        nvidia | amd
+//   gpu-autoscaler.io/gpu-model         e.g. NVIDIA-H100-80GB-HBM3 or H100-80GB
+//   gpu-autoscaler.io/gpu-count         physical GPUs
+//   gpu-autoscaler.io/gpu-memory-mib    memory per GPU
+//   gpu-autoscaler.io/gpu-sharing       none | time-slicing | mps | mig | partition (AMD)
+//   gpu-autoscaler.io/gpu-replicas      shares per GPU (time-slicing, MPS; MIG devices too)
+//   gpu-autoscaler.io/gpu-renamed       true: shares are advertised as <resource>.shared
+//   gpu-autoscaler.io/gpu-fail-requests-greater-than-one   true: one share per container
+//   gpu-autoscaler.io/mig-strategy      single | mixed
+//   gpu-autoscaler.io/mig-layouts       one named layout (fixed), or several the pool's MIG
+//                                       manager can apply (reconfigurable), comma-separated
+//   gpu-autoscaler.io/amd-partition     spx | dpx | qpx | cpx (compute partitions per GPU)
+//   gpu-autoscaler.io/amd-memory-partition   nps1 | nps4 (names the resource when mixed)
+//   gpu-autoscaler.io/amd-naming        single (amd.com/gpu) | mixed (amd.com/cpx_nps4)
+//   gpu-autoscaler.io/driver-version    NVIDIA driver, e.g. 550.54.14
+#ifndef GPUA_ESTIMATOR_GPU_GPU_INVENTORY_H_
+#define GPUA_ESTIMATOR_GPU_GPU_INVENTORY_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "estimator/gpu/mig_geometry.h"
+#include "estimator/labels.h"
+#include "estimator/resource_list.h"
+
+namespace gpua {
+
+inline constexpr absl::string_view kAnnotationPrefix = "gpu-autoscaler.io/";
+
+enum class GpuVendor { kNvidia, kAmd };
+enum class GpuSharing { kExclusive, kTimeSlicing, kMps, kMig, kAmdPartition };
+absl::string_view GpuSharingName(GpuSharing sharing);
+
+struct GpuInventory {
+  GpuVendor vendor = GpuVendor::kNvidia;
+  std::string model;  // the product name as the labels give it
+  int physical_count = 0;
+  int64_t memory_mib = 0;  // per GPU; 0 when unknown
+  GpuSharing sharing = GpuSharing::kExclusive;
+  int replicas = 1;      // shares per GPU (or per MIG device)
+  bool renamed = false;  // shares advertised as <resource>.shared
+  bool fail_requests_greater_than_one = false;
+  // MIG
+  const MigModel* mig_model = nullptr;
+  bool mig_mixed = false;                   // mixed strategy: a resource per profile
+  std::vector<NamedMigLayout> mig_layouts;  // one: fixed; several: the manager may choose
+  // AMD
+  int amd_partitions = 1;              // logical GPUs per device: SPX 1 .. CPX 8
+  std::string amd_partition_resource;  // "cpx_nps4" under mixed naming, else empty
+  std::string driver_version;          // NVIDIA driver, when known
+
+  bool reconfigurable() const { return mig_layouts.size() > 1; }
+  // The resources the device plugin advertises, with `layout` for a MIG node.
+  ResourceList Advertised(const NamedMigLayout* layout = nullptr) const;
+  // The resource names a pod asks for to get (a share of) these GPUs.
+  std::vector<std::string> ResourceNames() const;
+};
+
+// Reads the inventory of a node or template; nullopt when it has no GPUs. Errors name
+// `what` (e.g. "node group h100: template") and the label, annotation or resource at fault.
+absl::StatusOr<std::optional<GpuInventory>> ReadGpuInventory(const Labels& labels,
+                                                             const Labels& annotations,
+                                                             const ResourceList& allocatable,
+                                                             absl::string_view what);
+
+}  // namespace gpua
+
+#endif  // GPUA_ESTIMATOR_GPU_GPU_INVENTORY_H_

@@ -1,0 +1,59 @@
+#include "estimator/gpu/gpu_predicates.h"
+
+#include "absl/strings/str_cat.h"
+#include "estimator/gpu/cuda_compat.h"
+
+namespace gpua {
+namespace {
+
+// The most shares of these GPUs any one container asks for.
+int64_t LargestShareRequest(const PodSpec& pod, const GpuInventory& gpus) {
+  int64_t most = 0;
+  for (const std::string& name : gpus.ResourceNames()) {
+    most = std::max(most, pod.largest_container_request.Get(name).Value());
+  }
+  return most;
+}
+
+bool AsksForThem(const PodSpec& pod, const GpuInventory& gpus) {
+  for (const std::string& name : gpus.ResourceNames()) {
+    if (pod.requests.Get(name).Sign() > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<std::string> CheckGpuFit(const PodSpec& pod, const GpuInventory& gpus,
+                                       const GpuPolicy& policy) {
+  if (!AsksForThem(pod, gpus)) return std::nullopt;
+  const int64_t shares = LargestShareRequest(pod, gpus);
+  if (gpus.sharing == GpuSharing::kTimeSlicing && gpus.fail_requests_greater_than_one &&
+      shares > 1) {
+    return absl::StrCat(
+        "time-sliced GPUs with failRequestsGreaterThanOne take one share per "
+        "container; a container asks for ",
+        shares);
+  }
+  if (gpus.sharing == GpuSharing::kMps) {
+    if (shares > 1) {
+      return absl::StrCat("MPS GPUs take one share per container; a container asks for ", shares);
+    }
+    if (pod.gpu_memory_mib > 0 && gpus.memory_mib > 0 &&
+        pod.gpu_memory_mib > gpus.memory_mib / gpus.replicas) {
+      return absl::StrCat("needs ", pod.gpu_memory_mib, " MiB of GPU memory; an MPS share of a ",
+                          gpus.memory_mib, " MiB GPU split ", gpus.replicas, " ways has ",
+                          gpus.memory_mib / gpus.replicas, " MiB");
+    }
+  }
+  if (!pod.cuda_version.empty() && gpus.vendor == GpuVendor::kNvidia &&
+      !gpus.driver_version.empty()) {
+    absl::StatusOr<std::optional<std::string>> too_old =
+        CheckDriver(gpus.driver_version, pod.cuda_version, policy.cuda_minor_version_compat);
+    if (!too_old.ok()) return std::string(too_old.status().message());
+    if (too_old->has_value()) return **too_old;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpua
