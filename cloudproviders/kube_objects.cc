@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "estimator/gpu/cuda_compat.h"
 #include "estimator/status_macros.h"
 
 namespace gpua {
@@ -249,6 +250,27 @@ absl::Status DecodeNodeAffinity(const JsonReader& affinity, PodSpec& pod) {
   return absl::OkStatus();
 }
 
+// Our pod annotations: gpu-autoscaler.io/gpu-memory (a quantity, e.g. 10Gi) and
+// gpu-autoscaler.io/cuda-version (e.g. 12.4).
+absl::Status DecodeGpuAnnotations(const JsonReader& annotations, PodSpec& pod) {
+  const JsonReader memory = annotations.Field("gpu-autoscaler.io/gpu-memory");
+  if (!memory.IsNull()) {
+    GPUA_ASSIGN_OR_RETURN(std::string text, memory.String());
+    absl::StatusOr<Quantity> q = Quantity::Parse(text);
+    if (!q.ok() || q->Sign() <= 0) {
+      return memory.Error(absl::StrCat("\"", text, "\" is not a positive quantity (e.g. 10Gi)"));
+    }
+    pod.gpu_memory_mib = (q->Value() + (1 << 20) - 1) >> 20;
+  }
+  const JsonReader cuda = annotations.Field(kAnnotationCudaVersion);
+  GPUA_ASSIGN_OR_RETURN(pod.cuda_version, cuda.String());
+  if (!pod.cuda_version.empty()) {
+    absl::StatusOr<int> parsed = CompareVersions(pod.cuda_version, "0");
+    if (!parsed.ok()) return cuda.Error(parsed.status().message());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   const JsonReader meta = obj.Field("metadata");
   GPUA_ASSIGN_OR_RETURN(pod.labels, meta.Field("labels").StringMap());
@@ -283,6 +305,10 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
       DecodeContainers(spec.Field("initContainers"), true, &init_containers, &pod.host_ports));
   GPUA_ASSIGN_OR_RETURN(ResourceList overhead, spec.Field("overhead").Resources());
   pod.requests = EffectiveRequests(containers, init_containers, overhead);
+  for (const std::vector<Container>* list : {&containers, &init_containers}) {
+    for (const Container& c : *list) pod.largest_container_request.MaxWith(c.requests);
+  }
+  GPUA_RETURN_IF_ERROR(DecodeGpuAnnotations(meta.Field("annotations"), pod));
   for (const auto& [name, q] : pod.requests) {
     if (q.Sign() < 0) {
       return spec.Error(absl::StrCat("negative request for ", name, " (", q.ToString(), ")"));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "estimator/gpu/gpu_predicates.h"
 #include "estimator/group_packer.h"
 #include "estimator/placement.h"
 #include "estimator/pod_class.h"
@@ -97,7 +98,14 @@ class Estimator {
     GroupState s;
     s.t = PrepareTemplate(g, snapshot_);
     for (size_t ci = 0; ci < classes_.size(); ++ci) {
-      if (auto reason = CheckNodeStatic(*classes_[ci].pod, *s.t.props, s.t.node_name)) {
+      const PodSpec& pod = *classes_[ci].pod;
+      std::optional<std::string> reason;
+      if (!s.t.unusable.ok()) {
+        reason = std::string(s.t.unusable.message());
+      } else if (!(reason = CheckNodeStatic(pod, *s.t.props, s.t.node_name)) && s.t.gpu) {
+        reason = CheckGpuFit(pod, *s.t.gpu, options_.gpu_policy);
+      }
+      if (reason) {
         s.not_admitted[ci] = *std::move(reason);
       } else {
         s.admitted.push_back(ci);
@@ -138,7 +146,7 @@ class Estimator {
         s.trial = PackByPattern(classes_, order, s.t, snapshot_.catalog(), limits);
       } else {
         std::vector<PodClass> scratch = classes_;
-        std::vector<std::vector<int>> nodes;
+        std::vector<PlannedNode> nodes;
         AddPendingNodes();
         snapshot_.Fork();
         s.trial = PackPodByPod(scratch, order, s.t, snapshot_, limits, &nodes);
@@ -152,9 +160,7 @@ class Estimator {
     option.new_nodes = s.trial->new_nodes;
     option.pod_count = s.trial->pod_count;
     option.pods_requests = ToResourceList(snapshot_.catalog(), s.trial->requested);
-    ResourceVector offered;
-    AddInto(offered, s.t.allocatable, s.trial->new_nodes);
-    option.nodes_allocatable = ToResourceList(snapshot_.catalog(), offered);
+    option.nodes_allocatable = ToResourceList(snapshot_.catalog(), s.trial->offered);
     return option;
   }
 
@@ -162,9 +168,9 @@ class Estimator {
     GroupState& s = states_[g];
     std::vector<size_t> before(classes_.size());
     for (size_t ci = 0; ci < classes_.size(); ++ci) before[ci] = classes_[ci].next;
-    std::vector<std::vector<int>> nodes;
+    std::vector<PlannedNode> nodes;
     if (s.trial_by_pattern) {
-      TakePatternMembers(*s.trial, classes_, &nodes);
+      TakePatternMembers(*s.trial, classes_, s.t, &nodes);
       not_in_snapshot_.push_back(g);
     } else {  // packing pod by pod again gives the same nodes, now for real
       bool by_pattern = false;
@@ -177,9 +183,9 @@ class Estimator {
     Invalidate(before);
     GroupPlan plan;
     plan.group_id = s.t.group->id;
-    for (std::vector<int>& pods : nodes) {
-      plan.pods.insert(plan.pods.end(), pods.begin(), pods.end());
-      plan.nodes.push_back(PlannedNode{std::move(pods)});
+    for (PlannedNode& node : nodes) {
+      plan.pods.insert(plan.pods.end(), node.pods.begin(), node.pods.end());
+      plan.nodes.push_back(std::move(node));
     }
     return plan;
   }

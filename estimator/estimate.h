@@ -11,6 +11,7 @@
 
 #include "estimator/cluster_snapshot.h"
 #include "estimator/expander.h"
+#include "estimator/gpu/gpu_predicates.h"
 #include "estimator/node.h"
 
 namespace gpua {
@@ -28,10 +29,14 @@ struct EstimateOptions {
   // Search steps spent looking for a fuller node than first fit decreasing's, per distinct
   // node fill (node_filler.h). 0 keeps plain FFD.
   int64_t fill_search_steps = 300;
+  GpuPolicy gpu_policy;
 };
 
 struct PlannedNode {
   std::vector<int> pods;  // indices into the pending pods
+  // For a pool whose MIG manager can apply several layouts: the one this node needs (the
+  // value for its nvidia.com/mig.config label). Empty otherwise.
+  std::string mig_layout;
 };
 
 struct GroupPlan {

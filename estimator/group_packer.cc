@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/node_filler.h"
 #include "estimator/placement.h"
@@ -32,6 +33,52 @@ void DropPodsSlot(ResourceVector& v) {
 
 }  // namespace
 
+namespace {
+
+bool IsGpuResourceName(absl::string_view name) {
+  return absl::StartsWith(name, "nvidia.com/gpu") || absl::StartsWith(name, "nvidia.com/mig-") ||
+         absl::StartsWith(name, "amd.com/");
+}
+
+// Per advertised resource, the part of a physical GPU one unit stands for.
+std::vector<double> GpuShares(const GpuInventory& gpu, const NamedMigLayout* layout,
+                              const ResourceList& advertised, ResourceCatalog& catalog) {
+  std::vector<double> share;
+  const auto set = [&](absl::string_view name, double value) {
+    const size_t slot = static_cast<size_t>(catalog.Intern(name));
+    if (share.size() <= slot) share.resize(slot + 1, 0);
+    share[slot] = value;
+  };
+  if (gpu.sharing == GpuSharing::kMig && layout != nullptr) {
+    // Units and memory slices per GPU for each advertised resource.
+    absl::flat_hash_map<std::string, std::pair<double, double>> per_resource;
+    const ResourceList one_gpu = [&] {
+      GpuInventory single = gpu;
+      single.physical_count = 1;
+      return single.Advertised(layout);
+    }();
+    for (const std::string& profile : layout->per_gpu) {
+      const MigProfile* p = gpu.mig_model->Find(profile);
+      const std::string name = gpu.mig_mixed ? MigResourceName(profile) : "nvidia.com/gpu";
+      for (const auto& [resource, q] : one_gpu) {
+        if (resource == name || resource == absl::StrCat(name, ".shared")) {
+          per_resource[resource].first += p->memory_slices;
+        }
+      }
+    }
+    for (const auto& [resource, q] : one_gpu) {
+      set(resource, per_resource[resource].first / static_cast<double>(q.Value()) /
+                        gpu.mig_model->memory_slices);
+    }
+    return share;
+  }
+  const double per_gpu = gpu.vendor == GpuVendor::kAmd ? gpu.amd_partitions : gpu.replicas;
+  for (const auto& [resource, q] : advertised) set(resource, 1.0 / per_gpu);
+  return share;
+}
+
+}  // namespace
+
 PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& snapshot) {
   PreparedTemplate t;
   t.group = &group;
@@ -40,8 +87,40 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
   t.props->labels = group.node_template.labels;
   t.props->taints = group.node_template.taints;
   t.props->group_id = group.id;
-  t.allocatable = snapshot.catalog().ToVector(group.node_template.allocatable);
-  for (const PodSpec& ds : group.node_template.daemonset_pods) {
+  ResourceCatalog& catalog = snapshot.catalog();
+  const NodeTemplate& tmpl = group.node_template;
+  absl::StatusOr<std::optional<GpuInventory>> gpu =
+      ReadGpuInventory(tmpl.labels, tmpl.annotations, tmpl.allocatable,
+                       absl::StrCat("node group ", group.id, ": template"));
+  if (!gpu.ok() || !gpu->has_value()) {
+    if (!gpu.ok()) t.unusable = gpu.status();
+    t.variants.push_back({"", catalog.ToVector(tmpl.allocatable), {}});
+  } else {
+    t.gpu = std::make_shared<const GpuInventory>(**gpu);
+    ResourceList base;  // everything but the GPUs, which come as the inventory says
+    for (const auto& [name, q] : tmpl.allocatable) {
+      if (!IsGpuResourceName(name)) base.Set(name, q);
+    }
+    std::vector<const NamedMigLayout*> layouts;
+    for (const NamedMigLayout& l : t.gpu->mig_layouts) layouts.push_back(&l);
+    if (layouts.empty()) layouts.push_back(nullptr);
+    if (!t.gpu->reconfigurable()) layouts.resize(1);
+    for (const NamedMigLayout* l : layouts) {
+      const ResourceList advertised = t.gpu->Advertised(l);
+      TemplateVariant v;
+      v.mig_layout = t.gpu->reconfigurable() ? l->name : "";
+      v.allocatable = catalog.ToVector(base + advertised);
+      v.gpu_share = GpuShares(*t.gpu, l, advertised, catalog);
+      t.variants.push_back(std::move(v));
+    }
+  }
+  for (const TemplateVariant& v : t.variants) {
+    if (t.largest.size() < v.allocatable.size()) t.largest.resize(v.allocatable.size(), 0);
+    for (size_t slot = 0; slot < v.allocatable.size(); ++slot) {
+      t.largest[slot] = std::max(t.largest[slot], v.allocatable[slot]);
+    }
+  }
+  for (const PodSpec& ds : tmpl.daemonset_pods) {
     t.daemonset_pods.push_back(&ds);
     AddInto(t.daemonset_requests, snapshot.PodRequest(ds));
   }
@@ -57,7 +136,7 @@ std::vector<size_t> PackingOrder(const std::vector<PodClass>& classes,
     const ResourceVector& request = classes[ci].request;
     for (size_t slot = 0; slot < request.size(); ++slot) {
       if (slot == ResourceCatalog::kPods) continue;
-      const int64_t have = At(t.allocatable, slot);
+      const int64_t have = At(t.largest, slot);
       const double share =
           have > 0 ? static_cast<double>(request[slot]) / static_cast<double>(have) : 0;
       double& into = catalog.IsGpu(static_cast<int>(slot)) ? k.first : k.second;
@@ -69,19 +148,44 @@ std::vector<size_t> PackingOrder(const std::vector<PodClass>& classes,
   return order;
 }
 
+namespace {
+
+// How much physical GPU a node fill uses: how a reconfigurable MIG pool picks the layout
+// that packs the pending pods into the fewest GPUs.
+double GpuUse(const Fill& fill, const std::vector<ResourceVector>& requests,
+              const TemplateVariant& v) {
+  double use = 0;
+  for (const auto& [i, copies] : fill) {
+    for (size_t slot = 0; slot < requests[i].size() && slot < v.gpu_share.size(); ++slot) {
+      use += static_cast<double>(copies * requests[i][slot]) * v.gpu_share[slot];
+    }
+  }
+  return use;
+}
+
+}  // namespace
+
 GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vector<size_t>& order,
                            const PreparedTemplate& t, const ResourceCatalog& catalog,
                            const PackLimits& limits) {
   GroupPacking r;
   const size_t dims = std::max<size_t>(catalog.size(), ResourceCatalog::kPods + 1);
-  ResourceVector capacity = Padded(t.allocatable, dims);
-  SubtractFrom(capacity, t.daemonset_requests);
+  std::vector<ResourceVector> capacity;  // per variant
+  for (const TemplateVariant& v : t.variants) {
+    capacity.push_back(Padded(v.allocatable, dims));
+    SubtractFrom(capacity.back(), t.daemonset_requests);
+  }
   std::vector<size_t> item_class;  // the classes an empty node takes, in packing order
   std::vector<ResourceVector> requests;
   std::vector<int64_t> available;
   for (size_t ci : order) {
     ResourceVector request = Padded(classes[ci].request, dims);
-    if (auto reason = CheckResources(catalog, request, capacity)) {
+    std::optional<std::string> reason;
+    for (const ResourceVector& c : capacity) {
+      reason = CheckResources(catalog, request, c);
+      if (!reason) break;
+    }
+    if (reason) {
       r.reasons[ci] = *std::move(reason);
       continue;
     }
@@ -89,7 +193,8 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
     requests.push_back(std::move(request));
     available.push_back(classes[ci].remaining());
   }
-  FillItems items(requests, capacity, available);
+  std::vector<FillItems> items;
+  for (const ResourceVector& c : capacity) items.emplace_back(requests, c, available);
   const auto leave_the_rest = [&](absl::string_view reason) {
     for (size_t i = 0; i < item_class.size(); ++i) {
       if (available[i] > 0) r.reasons[item_class[i]] = std::string(reason);
@@ -110,7 +215,17 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
       break;
     }
     GroupPacking::Pattern pattern;
-    pattern.pods = FillNode(items, available, seed, limits.fill_search, &steps);
+    double best_use = -1;
+    for (size_t v = 0; v < items.size(); ++v) {
+      if (CopiesThatFit(requests[seed], capacity[v], 1) == 0) continue;
+      Fill fill = FillNode(items[v], available, seed, limits.fill_search, &steps);
+      const double use = GpuUse(fill, requests, t.variants[v]);
+      if (use > best_use) {
+        best_use = use;
+        pattern.pods = std::move(fill);
+        pattern.variant = v;
+      }
+    }
     pattern.repeat = limits.max_new_nodes - r.new_nodes;
     for (const auto& [i, copies] : pattern.pods) {
       pattern.repeat = std::min(pattern.repeat, available[i] / copies);
@@ -118,12 +233,13 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
     for (auto& [i, copies] : pattern.pods) {
       const int64_t placed = copies * pattern.repeat;
       available[i] -= placed;
-      items.Consume(i, placed);
+      for (FillItems& fi : items) fi.Consume(i, placed);
       r.pod_count += placed;
       AddInto(r.requested, requests[i], placed);
       i = item_class[i];  // the recipe names classes, not items
     }
     r.new_nodes += static_cast<int>(pattern.repeat);
+    AddInto(r.offered, t.variants[pattern.variant].allocatable, pattern.repeat);
     r.patterns.push_back(std::move(pattern));
   }
   DropPodsSlot(r.requested);
@@ -131,12 +247,14 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
 }
 
 void TakePatternMembers(const GroupPacking& packing, std::vector<PodClass>& classes,
-                        std::vector<std::vector<int>>* nodes) {
+                        const PreparedTemplate& t, std::vector<PlannedNode>* nodes) {
   nodes->reserve(nodes->size() + static_cast<size_t>(packing.new_nodes));
   for (const GroupPacking::Pattern& pattern : packing.patterns) {
     for (int64_t n = 0; n < pattern.repeat; ++n) {
-      nodes->emplace_back();
-      for (const auto& [ci, copies] : pattern.pods) classes[ci].TakeMembers(copies, &nodes->back());
+      nodes->push_back({{}, t.variants[pattern.variant].mig_layout});
+      for (const auto& [ci, copies] : pattern.pods) {
+        classes[ci].TakeMembers(copies, &nodes->back().pods);
+      }
     }
   }
 }
@@ -146,9 +264,9 @@ void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& c
   int64_t n = 0;
   for (const GroupPacking::Pattern& pattern : packing.patterns) {
     for (int64_t r = 0; r < pattern.repeat; ++r) {
-      const size_t index =
-          snapshot.AddNodeFromTemplate(absl::StrCat(t.node_name, "-", n++), t.props, t.allocatable,
-                                       t.daemonset_pods, t.daemonset_requests);
+      const size_t index = snapshot.AddNodeFromTemplate(
+          absl::StrCat(t.node_name, "-", n++), t.props, t.variants[pattern.variant].allocatable,
+          t.daemonset_pods, t.daemonset_requests);
       for (const auto& [ci, copies] : pattern.pods) {
         snapshot.AddPods(index, classes[ci].pod, classes[ci].request, copies);
       }
@@ -158,7 +276,7 @@ void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& c
 
 GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
                           const PreparedTemplate& t, ClusterSnapshot& snapshot,
-                          const PackLimits& limits, std::vector<std::vector<int>>* nodes) {
+                          const PackLimits& limits, std::vector<PlannedNode>* nodes) {
   GroupPacking r;
   std::vector<size_t> new_nodes;
   int64_t checks = 0;
@@ -169,7 +287,7 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
     for (size_t k = 0; k < new_nodes.size() && c.remaining() > 0 && checks < limits.max_checks;
          ++k) {
       const int64_t placed = PlaceOnNode(c, snapshot, new_nodes[k], false, &checks, &why_not);
-      c.TakeMembers(placed, &(*nodes)[k]);
+      c.TakeMembers(placed, &(*nodes)[k].pods);
     }
     while (c.remaining() > 0) {
       if (checks >= limits.max_checks) {
@@ -182,9 +300,9 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
         break;
       }
       snapshot.Fork();
-      const size_t index =
-          snapshot.AddNodeFromTemplate(absl::StrCat(t.node_name, "-", new_nodes.size()), t.props,
-                                       t.allocatable, t.daemonset_pods, t.daemonset_requests);
+      const size_t index = snapshot.AddNodeFromTemplate(
+          absl::StrCat(t.node_name, "-", new_nodes.size()), t.props, t.variants[0].allocatable,
+          t.daemonset_pods, t.daemonset_requests);
       const int64_t placed = PlaceOnNode(c, snapshot, index, false, &checks, &why_not);
       if (placed == 0) {  // not even an empty node takes it: the reason is final
         snapshot.Revert();
@@ -193,14 +311,15 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
       }
       snapshot.Commit();
       new_nodes.push_back(index);
-      nodes->emplace_back();
-      c.TakeMembers(placed, &nodes->back());
+      nodes->push_back({{}, t.variants[0].mig_layout});
+      c.TakeMembers(placed, &nodes->back().pods);
     }
     const int64_t placed = before - c.remaining();
     r.pod_count += placed;
     AddInto(r.requested, c.request, placed);
   }
   r.new_nodes = static_cast<int>(new_nodes.size());
+  AddInto(r.offered, t.variants[0].allocatable, r.new_nodes);
   DropPodsSlot(r.requested);
   return r;
 }

@@ -17,17 +17,30 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "estimator/cluster_snapshot.h"
+#include "estimator/estimate.h"
+#include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 #include "estimator/pod_class.h"
 
 namespace gpua {
+
+// One shape a new node of the group may take: the only one, or one per MIG layout the pool's
+// MIG manager can apply.
+struct TemplateVariant {
+  std::string mig_layout;         // empty when the group has a single shape
+  ResourceVector allocatable;     // GPU resources as the device plugin will advertise them
+  std::vector<double> gpu_share;  // per slot: the part of a physical GPU one unit is
+};
 
 // What a new node of a group looks like, prepared once per estimate.
 struct PreparedTemplate {
   const NodeGroupSpec* group = nullptr;
   std::string node_name;  // new nodes are named after it, with a counter
   std::shared_ptr<NodeProps> props;
-  ResourceVector allocatable;
+  std::vector<TemplateVariant> variants;  // at least one
+  ResourceVector largest;  // per slot, the most any variant offers (for the packing order)
+  std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs
+  absl::Status unusable;  // the template's GPUs cannot be read: no pod is planned on it
   std::vector<const PodSpec*> daemonset_pods;
   ResourceVector daemonset_requests;
 };
@@ -51,11 +64,13 @@ struct GroupPacking {
   struct Pattern {
     std::vector<std::pair<size_t, int64_t>> pods;
     int64_t repeat = 0;
+    size_t variant = 0;  // the node shape
   };
   std::vector<Pattern> patterns;  // packing by pattern only
   int new_nodes = 0;
   int64_t pod_count = 0;
   ResourceVector requested;                          // by the pods placed, the pods slot aside
+  ResourceVector offered;                            // by the new nodes
   absl::flat_hash_map<size_t, std::string> reasons;  // class -> why some stayed out
   bool hit_node_limit = false;
 };
@@ -68,7 +83,7 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
 
 // Takes the members a by-pattern packing's nodes hold, one list per new node.
 void TakePatternMembers(const GroupPacking& packing, std::vector<PodClass>& classes,
-                        std::vector<std::vector<int>>* nodes);
+                        const PreparedTemplate& t, std::vector<PlannedNode>* nodes);
 
 // Adds a by-pattern packing's nodes, with their pods, to the snapshot. Only a later
 // pod-by-pod packing needs to see them, so callers may put this off until then.
@@ -79,7 +94,7 @@ void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& c
 // (the caller forks and reverts around a what-if). Fills *nodes with each node's pods.
 GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
                           const PreparedTemplate& t, ClusterSnapshot& snapshot,
-                          const PackLimits& limits, std::vector<std::vector<int>>* nodes);
+                          const PackLimits& limits, std::vector<PlannedNode>* nodes);
 
 }  // namespace gpua
 

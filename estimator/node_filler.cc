@@ -151,6 +151,7 @@ bool FillItems::SomeMayFit(size_t first, const ResourceVector& residual) const {
 }
 
 void FillItems::Consume(size_t i, int64_t copies) {
+  if (!Fits(requests_[i], capacity_)) return;  // never placed here, so it needs no node
   for (size_t d = 0; d < capacity_.size(); ++d) {
     if (capacity_[d] > 0) {
       nodes_needed_[d] -= static_cast<double>(copies) * static_cast<double>(requests_[i][d]) /

@@ -17,7 +17,8 @@
 namespace gpua {
 
 // The pods one group's nodes may take, fixed for a packing: one item per pod class, in
-// packing order, each request padded to the same number of slots and fitting an empty node.
+// packing order, each request padded to the same number of slots. Items that fit no empty
+// node are never placed.
 class FillItems {
  public:
   // `available`: how many copies of each item are to be placed.

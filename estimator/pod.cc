@@ -118,6 +118,13 @@ std::string EquivalenceKey(const PodSpec& pod) {
     absl::StrAppend(&key, c.max_skew, "@", c.topology_key, "#", c.min_domains);
     AppendSelector(&key, c.selector);
   }
+  key.push_back('\x1d');
+  for (const auto& [name, q] : pod.largest_container_request) {
+    const Quantity::Nanos nanos = q.nanos();
+    absl::StrAppend(&key, name, "=");
+    key.append(reinterpret_cast<const char*>(&nanos), sizeof(nanos));
+  }
+  absl::StrAppend(&key, "\x1d", pod.gpu_memory_mib, "\x1d", pod.cuda_version);
   return key;
 }
 

@@ -80,6 +80,16 @@ struct PodSpec {
   std::vector<PodAffinityTerm> anti_affinity;
   std::vector<TopologySpreadConstraint> spread;
 
+  // Per resource, the most any one container (app or init) asks for: a time-sliced or MPS
+  // GPU refuses a container that asks for more than one share.
+  ResourceList largest_container_request;
+  // GPU memory the pod needs (annotation gpu-autoscaler.io/gpu-memory): it fits an MPS
+  // share only if the share has that much. 0: not stated.
+  int64_t gpu_memory_mib = 0;
+  // The CUDA version its image needs (annotation gpu-autoscaler.io/cuda-version); empty:
+  // not stated.
+  std::string cuda_version;
+
   // Set when the object could not be read whole; such a pod is reported unschedulable with
   // this message and never planned for.
   absl::Status invalid;

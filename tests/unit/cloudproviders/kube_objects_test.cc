@@ -193,5 +193,31 @@ TEST_CASE("a template without allocatable is refused for that group", "[node-gro
       Catch::Contains("node group empty: nodeGroups[0].template.status.allocatable: missing"));
 }
 
+TEST_CASE("GPU annotations on a pod: memory per share, CUDA version, per-container shares",
+          "[decode][gpu]") {
+  PodSpec p = FirstPod(R"(
+kind: Pod
+metadata:
+  name: infer
+  annotations: {gpu-autoscaler.io/gpu-memory: 10Gi, gpu-autoscaler.io/cuda-version: "12.4"}
+spec:
+  containers:
+  - {name: a, resources: {requests: {nvidia.com/gpu: "1"}}}
+  - {name: b, resources: {requests: {nvidia.com/gpu: "2"}}}
+)");
+  REQUIRE(p.invalid.ok());
+  CHECK(p.gpu_memory_mib == 10 * 1024);
+  CHECK(p.cuda_version == "12.4");
+  CHECK(p.requests.Get("nvidia.com/gpu") == Quantity::FromUnits(3));
+  CHECK(p.largest_container_request.Get("nvidia.com/gpu") == Quantity::FromUnits(2));
+  PodSpec bad = FirstPod(R"(
+kind: Pod
+metadata: {name: bad, annotations: {gpu-autoscaler.io/cuda-version: "twelve"}}
+spec: {containers: [{name: a}]}
+)");
+  CHECK_THAT(std::string(bad.invalid.message()),
+             Catch::Contains("metadata.annotations.gpu-autoscaler.io/cuda-version"));
+}
+
 }  // namespace
 }  // namespace gpua

@@ -85,11 +85,11 @@ TEST_CASE("10,000 replicas are packed as a handful of repeated node fills", "[pa
   CHECK(packing.new_nodes == 770);
   CHECK(packing.pod_count == 10'000);
   CHECK(packing.patterns.size() == 2);
-  std::vector<std::vector<int>> nodes;
-  TakePatternMembers(packing, classes, &nodes);
+  std::vector<PlannedNode> nodes;
+  TakePatternMembers(packing, classes, t, &nodes);
   REQUIRE(nodes.size() == 770);
-  CHECK(nodes.front().size() == 13);
-  CHECK(nodes.back() == std::vector<int>{9'997, 9'998, 9'999});
+  CHECK(nodes.front().pods.size() == 13);
+  CHECK(nodes.back().pods == std::vector<int>{9'997, 9'998, 9'999});
   CHECK(classes[0].remaining() == 0);
 }
 

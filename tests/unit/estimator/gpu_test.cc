@@ -1,0 +1,272 @@
+// GPU sharing: MIG geometry, how a pool's GPUs are read and advertised, the admission rules
+// of shared GPUs, CUDA driver checks, and what the estimate makes of them.
+#include <catch2/catch.hpp>
+
+#include "estimator/gpu/cuda_compat.h"
+#include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_predicates.h"
+#include "estimator/gpu/mig_geometry.h"
+#include "test_util.h"
+
+namespace gpua {
+namespace {
+
+using testing::Pod;
+using testing::Res;
+
+const MigModel& Model(const std::string& name) { return **FindMigModel(name); }
+
+TEST_CASE("MIG placement: which devices fit together on one GPU", "[gpu][mig]") {
+  const MigModel& a100 = Model("A100-40GB");
+  CHECK(ValidateLayout(a100, {"4g.20gb", "3g.20gb"}).ok());
+  CHECK(!ValidateLayout(a100, {"4g.20gb", "4g.20gb"}).ok());
+  CHECK(ValidateLayout(a100, MigLayout(7, "1g.5gb")).ok());
+  CHECK_THAT(std::string(ValidateLayout(a100, MigLayout(8, "1g.5gb")).message()),
+             Catch::Contains("at most 7 1g.5gb"));
+  // 3g must take the upper half for two 2g to fit below it.
+  CHECK(ValidateLayout(a100, {"3g.20gb", "2g.10gb", "2g.10gb"}).ok());
+  CHECK(!ValidateLayout(a100, {"3g.20gb", "3g.20gb", "1g.5gb"}).ok());
+  CHECK(ValidateLayout(a100, {"2g.10gb", "2g.10gb", "2g.10gb", "1g.5gb"}).ok());
+  CHECK(!ValidateLayout(a100, {"7g.40gb", "1g.5gb"}).ok());
+  CHECK(!ValidateLayout(a100, {"1g.5gb+me", "1g.5gb+me"}).ok());
+  CHECK_THAT(std::string(ValidateLayout(a100, {"1g.10gb+me"}).message()),
+             Catch::Contains("does not exist on A100-40GB"));
+  const MigModel& a30 = Model("A30-24GB");
+  CHECK(ValidateLayout(a30, {"2g.12gb", "2g.12gb"}).ok());
+  CHECK(!ValidateLayout(a30, {"4g.24gb", "1g.6gb"}).ok());
+}
+
+TEST_CASE("every named layout of every model is valid; all-balanced is NVIDIA's", "[gpu][mig]") {
+  for (const MigModel& m : MigModels()) {
+    for (const NamedMigLayout& l : NamedLayouts(m)) {
+      INFO(m.name << " " << l.name);
+      CHECK(ValidateLayout(m, l.per_gpu).ok());
+    }
+  }
+  CHECK(*FindNamedLayout(Model("H100-80GB"), "all-balanced") ==
+        MigLayout{"1g.10gb", "1g.10gb", "2g.20gb", "3g.40gb"});
+  CHECK(*FindNamedLayout(Model("H200-141GB"), "all-1g.18gb") == MigLayout(7, "1g.18gb"));
+}
+
+TEST_CASE("GPU products map to their MIG geometry, the most specific name first", "[gpu][mig]") {
+  CHECK((*FindMigModel("NVIDIA-H100-80GB-HBM3"))->name == "H100-80GB");
+  CHECK((*FindMigModel("NVIDIA-H100-NVL"))->name == "H100-NVL-94GB");
+  CHECK((*FindMigModel("NVIDIA-A100-SXM4-40GB"))->name == "A100-40GB");
+  CHECK(FindMigModel("NVIDIA-L4").status().code() == absl::StatusCode::kNotFound);
+  CHECK(MigResourceName("1g.10gb+me") == "nvidia.com/mig-1g.10gb.me");
+}
+
+GpuInventory Read(const Labels& labels, const Labels& annotations, const ResourceList& alloc) {
+  auto inv = ReadGpuInventory(labels, annotations, alloc, "node group g: template");
+  INFO((inv.ok() ? "" : std::string(inv.status().message())));
+  REQUIRE(inv.ok());
+  REQUIRE(inv->has_value());
+  return **inv;
+}
+
+std::string ReadError(const Labels& labels, const Labels& annotations, const ResourceList& alloc) {
+  auto inv = ReadGpuInventory(labels, annotations, alloc, "node group g: template");
+  REQUIRE(!inv.ok());
+  return std::string(inv.status().message());
+}
+
+TEST_CASE("time-slicing from GPU Feature Discovery labels: GPUs x replicas shares",
+          "[gpu][inventory]") {
+  const Labels gfd = {{"nvidia.com/gpu.product", "NVIDIA-L4"},
+                      {"nvidia.com/gpu.count", "2"},
+                      {"nvidia.com/gpu.replicas", "4"},
+                      {"nvidia.com/gpu.sharing-strategy", "time-slicing"}};
+  GpuInventory inv = Read(gfd, {}, Res({{"cpu", "16"}}));
+  CHECK(inv.sharing == GpuSharing::kTimeSlicing);
+  CHECK(inv.Advertised() == Res({{"nvidia.com/gpu", "8"}}));
+  inv = Read(gfd, {}, Res({{"nvidia.com/gpu.shared", "8"}}));
+  CHECK(inv.renamed);
+  CHECK(inv.Advertised() == Res({{"nvidia.com/gpu.shared", "8"}}));
+  // The labels say 8 shares; the template says 2: reported, not guessed.
+  CHECK_THAT(ReadError(gfd, {}, Res({{"nvidia.com/gpu", "2"}})),
+             Catch::Contains("node group g: template: allocatable nvidia.com/gpu is 2 but its GPU "
+                             "labels say 8"));
+  CHECK_THAT(ReadError({{"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                        {"nvidia.com/gpu.count", "1"}},
+                       {}, {}),
+             Catch::Contains("time-slicing needs gpu-autoscaler.io/gpu-replicas of at least 2"));
+}
+
+TEST_CASE("our annotations describe a pool at zero and win over labels", "[gpu][inventory]") {
+  GpuInventory inv = Read({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}},
+                          {{"gpu-autoscaler.io/gpu-count", "8"},
+                           {"gpu-autoscaler.io/gpu-sharing", "mps"},
+                           {"gpu-autoscaler.io/gpu-replicas", "4"},
+                           {"gpu-autoscaler.io/gpu-memory-mib", "81920"},
+                           {"gpu-autoscaler.io/driver-version", "550.54.15"}},
+                          {});
+  CHECK(inv.sharing == GpuSharing::kMps);
+  CHECK(inv.memory_mib == 81920);
+  CHECK(inv.Advertised() == Res({{"nvidia.com/gpu", "32"}}));
+  CHECK_THAT(ReadError({}, {{"gpu-autoscaler.io/gpu-sharing", "sometimes"}}, {}),
+             Catch::Contains("annotation gpu-autoscaler.io/gpu-sharing: \"sometimes\""));
+  CHECK_THAT(
+      ReadError({}, {{"gpu-autoscaler.io/gpu-count", "lots"}}, Res({{"nvidia.com/gpu", "1"}})),
+      Catch::Contains("gpu-autoscaler.io/gpu-count: \"lots\" is not a whole number"));
+}
+
+TEST_CASE("MIG pools advertise per profile (mixed) or as nvidia.com/gpu (single)",
+          "[gpu][inventory][mig]") {
+  const Labels h100 = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                       {"nvidia.com/gpu.count", "8"}};
+  GpuInventory mixed =
+      Read(h100, {{"gpu-autoscaler.io/mig-layouts", "all-balanced"}}, Res({{"cpu", "190"}}));
+  CHECK(mixed.sharing == GpuSharing::kMig);
+  CHECK(!mixed.reconfigurable());
+  CHECK(mixed.Advertised(&mixed.mig_layouts[0]) == Res({{"nvidia.com/mig-1g.10gb", "16"},
+                                                        {"nvidia.com/mig-2g.20gb", "8"},
+                                                        {"nvidia.com/mig-3g.40gb", "8"}}));
+  Labels single_labels = h100;
+  single_labels["nvidia.com/mig.strategy"] = "single";
+  single_labels["nvidia.com/mig.config"] = "all-1g.10gb";
+  GpuInventory single = Read(single_labels, {}, Res({{"nvidia.com/gpu", "56"}}));
+  CHECK(!single.mig_mixed);
+  CHECK(single.Advertised(&single.mig_layouts[0]) == Res({{"nvidia.com/gpu", "56"}}));
+  // GPU Feature Discovery's device counts give the layout of a running node.
+  Labels counted = h100;
+  counted["nvidia.com/mig-3g.40gb.count"] = "16";
+  GpuInventory from_counts = Read(counted, {}, Res({{"nvidia.com/mig-3g.40gb", "16"}}));
+  CHECK(from_counts.mig_layouts[0].per_gpu == MigLayout{"3g.40gb", "3g.40gb"});
+  counted["nvidia.com/mig-4g.40gb.count"] = "8";
+  CHECK_THAT(ReadError(counted, {}, {}), Catch::Contains("overlap"));
+  CHECK_THAT(ReadError(h100, {{"gpu-autoscaler.io/mig-layouts", "all-9g.99gb"}}, {}),
+             Catch::Contains("no MIG layout named \"all-9g.99gb\""));
+  GpuInventory reconfigurable =
+      Read(h100, {{"gpu-autoscaler.io/mig-layouts", "all-1g.10gb, all-3g.40gb, all-7g.80gb"}}, {});
+  CHECK(reconfigurable.reconfigurable());
+}
+
+TEST_CASE("AMD partitions: per logical GPU, named single or mixed", "[gpu][inventory][amd]") {
+  GpuInventory cpx = Read({},
+                          {{"gpu-autoscaler.io/gpu-vendor", "amd"},
+                           {"gpu-autoscaler.io/gpu-count", "8"},
+                           {"gpu-autoscaler.io/amd-partition", "cpx"}},
+                          {});
+  CHECK(cpx.Advertised() == Res({{"amd.com/gpu", "64"}}));
+  GpuInventory mixed = Read({}, {}, Res({{"amd.com/cpx_nps4", "64"}}));
+  CHECK(mixed.amd_partitions == 8);
+  CHECK(mixed.physical_count == 8);
+  CHECK(mixed.Advertised() == Res({{"amd.com/cpx_nps4", "64"}}));
+  CHECK(Read({}, {}, Res({{"amd.com/gpu", "8"}})).sharing == GpuSharing::kExclusive);
+}
+
+TEST_CASE("shared GPUs refuse what the device plugin would refuse at admission",
+          "[gpu][predicates]") {
+  GpuInventory ts = Read({{"nvidia.com/gpu.count", "1"}},
+                         {{"gpu-autoscaler.io/gpu-sharing", "time-slicing"},
+                          {"gpu-autoscaler.io/gpu-replicas", "4"},
+                          {"gpu-autoscaler.io/gpu-fail-requests-greater-than-one", "true"}},
+                         {});
+  PodSpec two = Pod("two", Res({{"nvidia.com/gpu", "2"}}));
+  two.largest_container_request = two.requests;
+  CHECK_THAT(*CheckGpuFit(two, ts, {}), Catch::Contains("failRequestsGreaterThanOne"));
+  PodSpec one = Pod("one", Res({{"nvidia.com/gpu", "1"}}));
+  one.largest_container_request = one.requests;
+  CHECK(!CheckGpuFit(one, ts, {}));
+
+  GpuInventory mps =
+      Read({{"nvidia.com/gpu.count", "1"}, {"nvidia.com/gpu.memory", "81920"}},
+           {{"gpu-autoscaler.io/gpu-sharing", "mps"}, {"gpu-autoscaler.io/gpu-replicas", "4"}}, {});
+  one.gpu_memory_mib = 30 * 1024;
+  CHECK_THAT(*CheckGpuFit(one, mps, {}),
+             Catch::Contains("needs 30720 MiB of GPU memory; an MPS share of a 81920 MiB GPU split "
+                             "4 ways has 20480 MiB"));
+  one.gpu_memory_mib = 16 * 1024;
+  CHECK(!CheckGpuFit(one, mps, {}));
+  CHECK_THAT(*CheckGpuFit(two, mps, {}), Catch::Contains("MPS GPUs take one share per container"));
+}
+
+TEST_CASE("a driver too old for the pod's CUDA is refused with the driver it needs",
+          "[gpu][cuda]") {
+  CHECK(**CheckDriver("535.104.05", "12.4", false) ==
+        "driver 535.104.05 too old for CUDA 12.4 (needs >= 550.54.14)");
+  CHECK(!CheckDriver("550.54.14", "12.4", false)->has_value());
+  CHECK(!CheckDriver("535.104.05", "12.4", true)->has_value());  // minor version compatibility
+  CHECK(**CheckDriver("575.51.03", "13.0", true) ==
+        "driver 575.51.03 too old for CUDA 13.0 (needs >= 580)");
+  CHECK(*MinimumDriver("12.7", false) == "570.26");  // the next release's driver
+  CHECK(!CheckDriver("535", "twelve", false).ok());
+}
+
+NodeGroupSpec SharedL4Pool(const std::string& id, int replicas) {
+  NodeGroupSpec g =
+      testing::Group(id, Res({{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}), 10, 1.0);
+  g.node_template.labels = {{"nvidia.com/gpu.product", "NVIDIA-L4"}, {"nvidia.com/gpu.count", "1"}};
+  if (replicas > 1) {
+    g.node_template.labels["nvidia.com/gpu.sharing-strategy"] = "time-slicing";
+    g.node_template.labels["nvidia.com/gpu.replicas"] = std::to_string(replicas);
+  }
+  return g;
+}
+
+TEST_CASE("four pods asking for one time-sliced share each need one GPU, not four nodes",
+          "[gpu][estimate]") {
+  std::vector<PodSpec> pods;
+  for (int i = 0; i < 4; ++i)
+    pods.push_back(
+        Pod("infer-" + std::to_string(i), Res({{"cpu", "1"}, {"nvidia.com/gpu", "1"}}), "infer"));
+  ScaleUpPlan shared = testing::Plan(pods, {SharedL4Pool("l4-shared", 4)});
+  REQUIRE(shared.groups.size() == 1);
+  CHECK(shared.groups[0].new_nodes() == 1);
+  ScaleUpPlan exclusive = testing::Plan(pods, {SharedL4Pool("l4", 1)});
+  CHECK(exclusive.groups[0].new_nodes() == 4);
+}
+
+TEST_CASE("a reconfigurable MIG pool gives each new node the layout its pods need",
+          "[gpu][estimate][mig]") {
+  NodeGroupSpec pool = testing::Group("h100-mig", Res({{"cpu", "190"}, {"pods", "110"}}), 10, 40);
+  pool.node_template.labels = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                               {"nvidia.com/gpu.count", "8"}};
+  pool.node_template.annotations = {
+      {"gpu-autoscaler.io/mig-layouts", "all-1g.10gb,all-3g.40gb,all-7g.80gb"}};
+  std::vector<PodSpec> pods;
+  for (int i = 0; i < 16; ++i) {
+    pods.push_back(Pod("m-" + std::to_string(i), Res({{"nvidia.com/mig-3g.40gb", "1"}}), "m"));
+  }
+  pods.push_back(Pod("big", Res({{"nvidia.com/mig-7g.80gb", "1"}}), "big"));
+  ScaleUpPlan plan = testing::Plan(pods, {pool});
+  REQUIRE(plan.groups.size() == 1);
+  REQUIRE(plan.groups[0].new_nodes() == 2);
+  CHECK(plan.groups[0].nodes[0].mig_layout == "all-7g.80gb");
+  CHECK(plan.groups[0].nodes[1].mig_layout == "all-3g.40gb");
+  CHECK(plan.groups[0].nodes[1].pods.size() == 16);
+  CHECK(plan.unschedulable.empty());
+}
+
+TEST_CASE("a pool whose GPU labels contradict its allocatable plans nothing and says why",
+          "[gpu][estimate]") {
+  NodeGroupSpec bad = SharedL4Pool("l4-bad", 4);
+  bad.node_template.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(1));
+  ScaleUpPlan plan = testing::Plan({Pod("p", Res({{"nvidia.com/gpu", "1"}}), "p")}, {bad});
+  CHECK(plan.groups.empty());
+  REQUIRE(plan.unschedulable.size() == 1);
+  CHECK_THAT(plan.unschedulable[0].reasons->at("l4-bad"),
+             Catch::Contains("node group l4-bad: template: allocatable nvidia.com/gpu is 1"));
+}
+
+TEST_CASE("a pod whose CUDA is too new for a pool's driver goes to a pool that runs it",
+          "[gpu][estimate][cuda]") {
+  NodeGroupSpec old_driver = SharedL4Pool("l4-535", 1);
+  old_driver.node_template.labels["nvidia.com/cuda.driver-version.full"] = "535.104.05";
+  old_driver.price_per_hour = 0.5;
+  NodeGroupSpec new_driver = SharedL4Pool("l4-550", 1);
+  new_driver.node_template.labels["nvidia.com/cuda.driver-version.full"] = "550.90.07";
+  PodSpec pod = Pod("cuda124", Res({{"nvidia.com/gpu", "1"}}), "c");
+  pod.cuda_version = "12.4";
+  ScaleUpPlan plan = testing::Plan({pod}, {old_driver, new_driver}, {}, "price");
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].group_id == "l4-550");
+  pod.cuda_version = "13.0";
+  plan = testing::Plan({pod}, {old_driver, new_driver});
+  REQUIRE(plan.unschedulable.size() == 1);
+  CHECK(plan.unschedulable[0].reasons->at("l4-535") ==
+        "driver 535.104.05 too old for CUDA 13.0 (needs >= 580.65.06)");
+}
+
+}  // namespace
+}  // namespace gpua
