@@ -271,6 +271,37 @@ absl::Status DecodeGpuAnnotations(const JsonReader& annotations, PodSpec& pod) {
   return absl::OkStatus();
 }
 
+// Gang membership: Volcano's group-name annotations, coscheduling's and Kueue's pod-group
+// labels; Kueue says the group's size on the pod, the others in their PodGroup objects.
+absl::Status DecodeGang(const JsonReader& meta, PodSpec& pod) {
+  GPUA_ASSIGN_OR_RETURN(Labels labels, meta.Field("labels").StringMap());
+  GPUA_ASSIGN_OR_RETURN(Labels annotations, meta.Field("annotations").StringMap());
+  const auto first = [](const Labels& from, std::initializer_list<absl::string_view> keys) {
+    for (absl::string_view k : keys) {
+      if (auto it = from.find(k); it != from.end() && !it->second.empty()) return it->second;
+    }
+    return std::string();
+  };
+  std::string group =
+      first(annotations, {"scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name"});
+  if (group.empty()) {
+    group = first(labels, {"scheduling.x-k8s.io/pod-group", "kueue.x-k8s.io/pod-group-name"});
+  }
+  if (group.empty()) return absl::OkStatus();
+  GangRef gang;
+  gang.name = absl::StrCat(pod.namespace_name, "/", group);
+  const JsonReader total = meta.Field("annotations").Field("kueue.x-k8s.io/pod-group-total-count");
+  if (!total.IsNull()) {
+    GPUA_ASSIGN_OR_RETURN(std::string text, total.String());
+    if (!absl::SimpleAtoi(text, &gang.min_member) || gang.min_member < 1) {
+      return total.Error(absl::StrCat("\"", text, "\" is not a positive count"));
+    }
+  }
+  gang.required_label = first(annotations, {"gpu-autoscaler.io/gang-topology-label"});
+  pod.gang = std::move(gang);
+  return absl::OkStatus();
+}
+
 absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   const JsonReader meta = obj.Field("metadata");
   GPUA_ASSIGN_OR_RETURN(pod.labels, meta.Field("labels").StringMap());
@@ -309,6 +340,7 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
     for (const Container& c : *list) pod.largest_container_request.MaxWith(c.requests);
   }
   GPUA_RETURN_IF_ERROR(DecodeGpuAnnotations(meta.Field("annotations"), pod));
+  GPUA_RETURN_IF_ERROR(DecodeGang(meta, pod));
   for (const auto& [name, q] : pod.requests) {
     if (q.Sign() < 0) {
       return spec.Error(absl::StrCat("negative request for ", name, " (", q.ToString(), ")"));
@@ -407,6 +439,44 @@ PodSpec DecodePod(const nlohmann::json& object) {
   absl::Status s = pod.name.empty() ? meta.Field("name").Error("missing") : DecodePodInto(obj, pod);
   if (!s.ok()) pod.invalid = absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message()));
   return pod;
+}
+
+bool IsPodObject(const nlohmann::json& object) {
+  if (!object.is_object()) return true;  // let decoding report it
+  const auto kind = object.find("kind");
+  return kind == object.end() || (kind->is_string() && kind->get<std::string>() == "Pod");
+}
+
+absl::flat_hash_map<std::string, int32_t> PodGroupMinMembers(
+    const std::vector<nlohmann::json>& objects) {
+  absl::flat_hash_map<std::string, int32_t> min_members;
+  for (const nlohmann::json& o : objects) {
+    if (!o.is_object() || o.value("kind", "") != "PodGroup") continue;
+    const std::string api = o.value("apiVersion", "");
+    if (!absl::StartsWith(api, "scheduling.volcano.sh/") &&
+        !absl::StartsWith(api, "scheduling.x-k8s.io/")) {
+      continue;
+    }
+    const JsonReader r(o, "PodGroup");
+    const std::string ns = r.Field("metadata").Field("namespace").String("default").value_or("");
+    const std::string name = r.Field("metadata").Field("name").String().value_or("");
+    absl::StatusOr<int64_t> min = r.Field("spec").Field("minMember").Int();
+    if (!name.empty() && min.ok() && *min > 0) {
+      min_members[absl::StrCat(ns.empty() ? "default" : ns, "/", name)] =
+          static_cast<int32_t>(*min);
+    }
+  }
+  return min_members;
+}
+
+void ApplyPodGroups(const absl::flat_hash_map<std::string, int32_t>& min_members,
+                    std::vector<PodSpec>& pods) {
+  for (PodSpec& pod : pods) {
+    if (!pod.gang.has_value() || pod.gang->min_member > 0) continue;
+    if (auto it = min_members.find(pod.gang->name); it != min_members.end()) {
+      pod.gang->min_member = it->second;
+    }
+  }
 }
 
 bool IsPending(const nlohmann::json& pod) {

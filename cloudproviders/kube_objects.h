@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "cloudproviders/json_reader.h"
 #include "estimator/node.h"
@@ -32,6 +33,16 @@ absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node);
 
 // True for pods the scheduler still has to place: no node yet and not finished.
 bool IsPending(const nlohmann::json& pod);
+// True for a Pod object (or an object without a kind, read as one).
+bool IsPodObject(const nlohmann::json& object);
+
+// The PodGroups among the objects (Volcano scheduling.volcano.sh and coscheduling
+// scheduling.x-k8s.io): namespace/name -> spec.minMember.
+absl::flat_hash_map<std::string, int32_t> PodGroupMinMembers(
+    const std::vector<nlohmann::json>& objects);
+// Sets the gang size of pods whose gang is one of these groups and says none itself.
+void ApplyPodGroups(const absl::flat_hash_map<std::string, int32_t>& min_members,
+                    std::vector<PodSpec>& pods);
 
 }  // namespace gpua
 

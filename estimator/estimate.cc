@@ -1,11 +1,13 @@
 #include "estimator/estimate.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "estimator/gpu/gpu_predicates.h"
 #include "estimator/group_packer.h"
 #include "estimator/placement.h"
@@ -30,6 +32,7 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot, 
   const size_t existing = snapshot.size();
   int64_t checks = 0;
   for (PodClass& c : classes) {
+    if (c.pod->gang.has_value()) continue;  // all or nothing: see PlanGangs
     for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
       std::optional<std::string> ignored;
       const int64_t placed = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
@@ -50,6 +53,14 @@ struct GroupState {
   bool trial_by_pattern = false;
   int trial_limit = 0;
   bool used = false;
+  int nodes_added = 0;  // by this plan, for gangs and the group's own round
+};
+
+// A by-pattern packing whose nodes are not in the snapshot yet.
+struct PendingNodes {
+  size_t group;
+  GroupPacking packing;
+  int first_node;
 };
 
 class Estimator {
@@ -68,6 +79,7 @@ class Estimator {
   // Scales up the group the expander likes best, then again for the pods left, until no
   // group takes any.
   void Run(Expander& expander, ScaleUpPlan& plan) {
+    PlanGangs(expander, plan);
     while (true) {
       std::vector<ScaleUpOption> options;
       std::vector<size_t> option_group;
@@ -77,14 +89,16 @@ class Estimator {
         option_group.push_back(g);
       }
       const int chosen = ChooseOption(expander, options);
-      if (chosen < 0) return;
+      if (chosen < 0) break;
       plan.groups.push_back(ScaleUp(option_group[chosen]));
     }
+    MergeByGroup(plan);
   }
 
   // Why a pod of class `ci` that stayed pending is not in group `g`.
   std::string Reason(size_t g, size_t ci) const {
     const GroupState& s = states_[g];
+    if (auto it = gang_reasons_.find({g, ci}); it != gang_reasons_.end()) return it->second;
     if (auto it = s.not_admitted.find(ci); it != s.not_admitted.end()) return it->second;
     if (s.trial.has_value()) {
       if (auto it = s.trial->reasons.find(ci); it != s.trial->reasons.end()) return it->second;
@@ -117,7 +131,9 @@ class Estimator {
   PackLimits Limits(size_t g) const {
     const NodeGroupSpec& group = *states_[g].t.group;
     PackLimits limits;
-    limits.max_new_nodes = std::max(0, std::min(group.max_size - group.target_size, nodes_left_));
+    limits.max_new_nodes = std::max(
+        0, std::min(group.max_size - group.target_size - states_[g].nodes_added, nodes_left_));
+    limits.first_node = states_[g].nodes_added;
     limits.max_checks = options_.max_checks_per_group;
     limits.fill_search = options_.fill_search_steps;
     return limits;
@@ -129,7 +145,7 @@ class Estimator {
     std::vector<size_t> candidates;
     *by_pattern = true;
     for (size_t ci : states_[g].admitted) {
-      if (classes_[ci].remaining() == 0) continue;
+      if (classes_[ci].remaining() == 0 || classes_[ci].pod->gang.has_value()) continue;
       candidates.push_back(ci);
       *by_pattern = *by_pattern && classes_[ci].isolated;
     }
@@ -155,13 +171,7 @@ class Estimator {
       s.trial_by_pattern = by_pattern;
       s.trial_limit = limits.max_new_nodes;
     }
-    ScaleUpOption option;
-    option.group = s.t.group;
-    option.new_nodes = s.trial->new_nodes;
-    option.pod_count = s.trial->pod_count;
-    option.pods_requests = ToResourceList(snapshot_.catalog(), s.trial->requested);
-    option.nodes_allocatable = ToResourceList(snapshot_.catalog(), s.trial->offered);
-    return option;
+    return ToOption(g, *s.trial);
   }
 
   GroupPlan ScaleUp(size_t g) {
@@ -171,7 +181,7 @@ class Estimator {
     std::vector<PlannedNode> nodes;
     if (s.trial_by_pattern) {
       TakePatternMembers(*s.trial, classes_, s.t, &nodes);
-      not_in_snapshot_.push_back(g);
+      not_in_snapshot_.push_back({g, *s.trial, s.nodes_added});
     } else {  // packing pod by pod again gives the same nodes, now for real
       bool by_pattern = false;
       const std::vector<size_t> order = Order(g, &by_pattern);
@@ -179,10 +189,16 @@ class Estimator {
       s.trial = PackPodByPod(classes_, order, s.t, snapshot_, Limits(g), &nodes);
     }
     s.used = true;
-    nodes_left_ -= static_cast<int>(nodes.size());
     Invalidate(before);
+    return Added(g, std::move(nodes));
+  }
+
+  // Accounts for new nodes of group g and lists them as a plan.
+  GroupPlan Added(size_t g, std::vector<PlannedNode> nodes) {
+    states_[g].nodes_added += static_cast<int>(nodes.size());
+    nodes_left_ -= static_cast<int>(nodes.size());
     GroupPlan plan;
-    plan.group_id = s.t.group->id;
+    plan.group_id = states_[g].t.group->id;
     for (PlannedNode& node : nodes) {
       plan.pods.insert(plan.pods.end(), node.pods.begin(), node.pods.end());
       plan.nodes.push_back(std::move(node));
@@ -190,11 +206,153 @@ class Estimator {
     return plan;
   }
 
+  // A group scaled up for gangs and then for other pods is one scale-up of it.
+  static void MergeByGroup(ScaleUpPlan& plan) {
+    std::vector<GroupPlan> merged;
+    for (GroupPlan& g : plan.groups) {
+      auto it = std::find_if(merged.begin(), merged.end(),
+                             [&](const GroupPlan& m) { return m.group_id == g.group_id; });
+      if (it == merged.end()) {
+        merged.push_back(std::move(g));
+        continue;
+      }
+      it->pods.insert(it->pods.end(), g.pods.begin(), g.pods.end());
+      for (PlannedNode& n : g.nodes) it->nodes.push_back(std::move(n));
+    }
+    plan.groups = std::move(merged);
+  }
+
+  // Gangs go first, each all or nothing and in one group: the plan holds at least its
+  // minMember pods, or none of them and one reason per group.
+  void PlanGangs(Expander& expander, ScaleUpPlan& plan) {
+    std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
+    for (size_t ci = 0; ci < classes_.size(); ++ci) {
+      if (classes_[ci].pod->gang.has_value()) gangs[classes_[ci].pod->gang->name].push_back(ci);
+    }
+    for (const auto& [name, members] : gangs) PlanGang(name, members, expander, plan);
+  }
+
+  void PlanGang(const std::string& name, const std::vector<size_t>& members, Expander& expander,
+                ScaleUpPlan& plan) {
+    const GangRef& gang = *classes_[members[0]].pod->gang;
+    int64_t pending = 0;
+    for (size_t ci : members) pending += classes_[ci].remaining();
+    const int64_t running = RunningMembers(name);
+    const int64_t needed = gang.min_member > 0 ? gang.min_member - running : pending;
+    if (needed <= 0) return;  // enough run already: the rest are not held back
+    const std::string head = absl::StrCat("gang ", name, " needs ", needed, " pod(s) together");
+    if (pending < needed) {
+      SetGangReason(members, absl::StrCat(head, "; only ", pending, " are pending"));
+      return;
+    }
+    std::vector<ScaleUpOption> options;
+    std::vector<std::pair<size_t, GroupPacking>> trials;
+    for (size_t g = 0; g < states_.size(); ++g) {
+      std::string why_not;
+      std::optional<GroupPacking> trial = GangTrial(g, members, gang, needed, &why_not);
+      if (!trial.has_value()) {
+        for (size_t ci : members) gang_reasons_[{g, ci}] = absl::StrCat(head, ": ", why_not);
+        continue;
+      }
+      options.push_back(ToOption(g, *trial));
+      trials.emplace_back(g, *std::move(trial));
+    }
+    const int chosen = ChooseOption(expander, options);
+    if (chosen < 0) return;
+    const size_t g = trials[chosen].first;
+    std::vector<PlannedNode> nodes;
+    if (AllIsolated(members)) {
+      TakePatternMembers(trials[chosen].second, classes_, states_[g].t, &nodes);
+      not_in_snapshot_.push_back({g, std::move(trials[chosen].second), states_[g].nodes_added});
+    } else {
+      AddPendingNodes();
+      PackPodByPod(classes_, GangOrder(g, members), states_[g].t, snapshot_, Limits(g), &nodes);
+    }
+    for (size_t ci : members) {
+      for (size_t other = 0; other < states_.size(); ++other) gang_reasons_.erase({other, ci});
+    }
+    plan.groups.push_back(Added(g, std::move(nodes)));
+  }
+
+  // What group g would do for the gang, or why it cannot hold it whole.
+  std::optional<GroupPacking> GangTrial(size_t g, const std::vector<size_t>& members,
+                                        const GangRef& gang, int64_t needed, std::string* why_not) {
+    const GroupState& s = states_[g];
+    for (size_t ci : members) {
+      if (auto it = s.not_admitted.find(ci); it != s.not_admitted.end()) {
+        *why_not = it->second;
+        return std::nullopt;
+      }
+    }
+    if (!gang.required_label.empty() && !s.t.props->labels.contains(gang.required_label)) {
+      *why_not = absl::StrCat("its nodes must share label ", gang.required_label,
+                              " and the group's nodes have none");
+      return std::nullopt;
+    }
+    GroupPacking trial;
+    if (AllIsolated(members)) {
+      trial = PackByPattern(classes_, GangOrder(g, members), s.t, snapshot_.catalog(), Limits(g));
+    } else {
+      std::vector<PodClass> scratch = classes_;
+      std::vector<PlannedNode> nodes;
+      AddPendingNodes();
+      snapshot_.Fork();
+      trial = PackPodByPod(scratch, GangOrder(g, members), s.t, snapshot_, Limits(g), &nodes);
+      snapshot_.Revert();
+    }
+    if (trial.pod_count < needed) {
+      std::string detail;
+      for (const auto& [ci, reason] : trial.reasons) detail = reason;
+      *why_not = absl::StrCat("one node group holds only ", trial.pod_count, " of them",
+                              detail.empty() ? "" : absl::StrCat(" (", detail, ")"));
+      return std::nullopt;
+    }
+    return trial;
+  }
+
+  std::vector<size_t> GangOrder(size_t g, const std::vector<size_t>& members) const {
+    std::vector<size_t> left;
+    for (size_t ci : members) {
+      if (classes_[ci].remaining() > 0) left.push_back(ci);
+    }
+    return PackingOrder(classes_, left, states_[g].t, snapshot_.catalog());
+  }
+
+  bool AllIsolated(const std::vector<size_t>& members) const {
+    return std::all_of(members.begin(), members.end(),
+                       [&](size_t ci) { return classes_[ci].isolated; });
+  }
+
+  // Members of the gang already on nodes.
+  int64_t RunningMembers(const std::string& name) const {
+    int64_t n = 0;
+    for (const SimNode& node : snapshot_.nodes()) {
+      for (const PodSpec* p : node.pods) n += p->gang.has_value() && p->gang->name == name;
+    }
+    return n;
+  }
+
+  void SetGangReason(const std::vector<size_t>& members, const std::string& reason) {
+    for (size_t g = 0; g < states_.size(); ++g) {
+      for (size_t ci : members) gang_reasons_[{g, ci}] = reason;
+    }
+  }
+
+  ScaleUpOption ToOption(size_t g, const GroupPacking& packing) const {
+    ScaleUpOption option;
+    option.group = states_[g].t.group;
+    option.new_nodes = packing.new_nodes;
+    option.pod_count = packing.pod_count;
+    option.pods_requests = ToResourceList(snapshot_.catalog(), packing.requested);
+    option.nodes_allocatable = ToResourceList(snapshot_.catalog(), packing.offered);
+    return option;
+  }
+
   // Pod-by-pod packing looks at the pods around; the nodes of groups scaled up by pattern
   // join the snapshot only then, so that plans without such pods never build them.
   void AddPendingNodes() {
-    for (size_t g : not_in_snapshot_) {
-      AddPatternNodes(*states_[g].trial, classes_, states_[g].t, snapshot_);
+    for (const PendingNodes& p : not_in_snapshot_) {
+      AddPatternNodes(p.packing, classes_, states_[p.group].t, p.first_node, snapshot_);
     }
     not_in_snapshot_.clear();
   }
@@ -217,7 +375,8 @@ class Estimator {
   std::vector<PodClass>& classes_;
   const EstimateOptions& options_;
   std::vector<GroupState> states_;
-  std::vector<size_t> not_in_snapshot_;  // groups scaled up by pattern, nodes not added yet
+  std::vector<PendingNodes> not_in_snapshot_;
+  std::map<std::pair<size_t, size_t>, std::string> gang_reasons_;  // (group, class) -> why
   int nodes_left_ = 0;
 };
 

@@ -260,8 +260,8 @@ void TakePatternMembers(const GroupPacking& packing, std::vector<PodClass>& clas
 }
 
 void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& classes,
-                     const PreparedTemplate& t, ClusterSnapshot& snapshot) {
-  int64_t n = 0;
+                     const PreparedTemplate& t, int first_node, ClusterSnapshot& snapshot) {
+  int64_t n = first_node;
   for (const GroupPacking::Pattern& pattern : packing.patterns) {
     for (int64_t r = 0; r < pattern.repeat; ++r) {
       const size_t index = snapshot.AddNodeFromTemplate(
@@ -301,8 +301,8 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
       }
       snapshot.Fork();
       const size_t index = snapshot.AddNodeFromTemplate(
-          absl::StrCat(t.node_name, "-", new_nodes.size()), t.props, t.variants[0].allocatable,
-          t.daemonset_pods, t.daemonset_requests);
+          absl::StrCat(t.node_name, "-", limits.first_node + new_nodes.size()), t.props,
+          t.variants[0].allocatable, t.daemonset_pods, t.daemonset_requests);
       const int64_t placed = PlaceOnNode(c, snapshot, index, false, &checks, &why_not);
       if (placed == 0) {  // not even an empty node takes it: the reason is final
         snapshot.Revert();

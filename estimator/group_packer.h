@@ -57,6 +57,7 @@ struct PackLimits {
   int max_new_nodes = 0;    // for this group in this plan
   int64_t max_checks = 0;   // the group's work budget
   int64_t fill_search = 0;  // search steps per distinct node fill
+  int first_node = 0;       // new nodes are numbered from here (the group may have some)
 };
 
 struct GroupPacking {
@@ -88,7 +89,7 @@ void TakePatternMembers(const GroupPacking& packing, std::vector<PodClass>& clas
 // Adds a by-pattern packing's nodes, with their pods, to the snapshot. Only a later
 // pod-by-pod packing needs to see them, so callers may put this off until then.
 void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& classes,
-                     const PreparedTemplate& t, ClusterSnapshot& snapshot);
+                     const PreparedTemplate& t, int first_node, ClusterSnapshot& snapshot);
 
 // Plans `order` pod by pod: places them on new nodes in the snapshot and takes the members
 // (the caller forks and reverts around a what-if). Fills *nodes with each node's pods.

@@ -125,6 +125,10 @@ std::string EquivalenceKey(const PodSpec& pod) {
     key.append(reinterpret_cast<const char*>(&nanos), sizeof(nanos));
   }
   absl::StrAppend(&key, "\x1d", pod.gpu_memory_mib, "\x1d", pod.cuda_version);
+  if (pod.gang.has_value()) {
+    absl::StrAppend(&key, "\x1d", pod.gang->name, "\x1f", pod.gang->min_member, "\x1f",
+                    pod.gang->required_label);
+  }
   return key;
 }
 

@@ -48,6 +48,15 @@ struct TopologySpreadConstraint {
   int32_t min_domains = 1;
 };
 
+// A gang: pods that must start together (Volcano, coscheduling and Kueue pod groups).
+struct GangRef {
+  std::string name;        // namespace/name of the pod group
+  int32_t min_member = 0;  // how many must run together; 0: all of its pending pods
+  // A node label all of the gang's nodes must carry, one value for all (an interconnect
+  // domain such as an NVLink clique); empty: none asked for.
+  std::string required_label;
+};
+
 struct Container {
   std::string name;
   ResourceList requests;
@@ -89,6 +98,7 @@ struct PodSpec {
   // The CUDA version its image needs (annotation gpu-autoscaler.io/cuda-version); empty:
   // not stated.
   std::string cuda_version;
+  std::optional<GangRef> gang;
 
   // Set when the object could not be read whole; such a pod is reported unschedulable with
   // this message and never planned for.

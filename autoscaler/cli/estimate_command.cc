@@ -141,12 +141,13 @@ int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, 
   }
   std::vector<PodSpec> pods;
   for (const nlohmann::json& o : *objects) {
-    if (!IsPending(o)) continue;
+    if (!IsPodObject(o) || !IsPending(o)) continue;
     pods.push_back(DecodePod(o));
     if (!pods.back().invalid.ok()) {
       err << "warning: " << f.pods_file << ": " << pods.back().invalid.message() << "\n";
     }
   }
+  ApplyPodGroups(PodGroupMinMembers(*objects), pods);
 
   std::vector<NodeGroupSpec> specs;
   for (const NodeGroupConfig& g : *groups) specs.push_back(g.spec);

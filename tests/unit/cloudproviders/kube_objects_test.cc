@@ -219,5 +219,53 @@ spec: {containers: [{name: a}]}
              Catch::Contains("metadata.annotations.gpu-autoscaler.io/cuda-version"));
 }
 
+TEST_CASE("gang membership from Volcano, coscheduling and Kueue, sizes from PodGroups",
+          "[decode][gang]") {
+  auto objects = ParseObjects(R"(
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: train, namespace: ml}
+spec: {minMember: 4}
+---
+kind: Pod
+metadata:
+  name: v-0
+  namespace: ml
+  annotations: {scheduling.k8s.io/group-name: train, gpu-autoscaler.io/gang-topology-label: nvidia.com/gpu.clique}
+spec: {containers: [{name: a}]}
+---
+kind: Pod
+metadata:
+  name: k-0
+  namespace: ml
+  labels: {kueue.x-k8s.io/pod-group-name: batch}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "3"}
+spec: {containers: [{name: a}]}
+---
+kind: Pod
+metadata:
+  name: bad
+  labels: {kueue.x-k8s.io/pod-group-name: batch}
+  annotations: {kueue.x-k8s.io/pod-group-total-count: "many"}
+spec: {containers: [{name: a}]}
+)",
+                              "pods.yaml");
+  REQUIRE(objects.ok());
+  std::vector<PodSpec> pods;
+  for (const auto& o : *objects) {
+    if (IsPodObject(o)) pods.push_back(DecodePod(o));
+  }
+  REQUIRE(pods.size() == 3);
+  ApplyPodGroups(PodGroupMinMembers(*objects), pods);
+  REQUIRE(pods[0].gang.has_value());
+  CHECK(pods[0].gang->name == "ml/train");
+  CHECK(pods[0].gang->min_member == 4);
+  CHECK(pods[0].gang->required_label == "nvidia.com/gpu.clique");
+  CHECK(pods[1].gang->name == "ml/batch");
+  CHECK(pods[1].gang->min_member == 3);
+  CHECK_THAT(std::string(pods[2].invalid.message()),
+             Catch::Contains("kueue.x-k8s.io/pod-group-total-count: \"many\""));
+}
+
 }  // namespace
 }  // namespace gpua
