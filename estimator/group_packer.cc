@@ -40,40 +40,15 @@ bool IsGpuResourceName(absl::string_view name) {
          absl::StartsWith(name, "amd.com/");
 }
 
-// Per advertised resource, the part of a physical GPU one unit stands for.
+// The inventory's unit shares, by catalog slot.
 std::vector<double> GpuShares(const GpuInventory& gpu, const NamedMigLayout* layout,
-                              const ResourceList& advertised, ResourceCatalog& catalog) {
+                              ResourceCatalog& catalog) {
   std::vector<double> share;
-  const auto set = [&](absl::string_view name, double value) {
+  for (const auto& [name, value] : gpu.UnitShares(layout)) {
     const size_t slot = static_cast<size_t>(catalog.Intern(name));
     if (share.size() <= slot) share.resize(slot + 1, 0);
     share[slot] = value;
-  };
-  if (gpu.sharing == GpuSharing::kMig && layout != nullptr) {
-    // Units and memory slices per GPU for each advertised resource.
-    absl::flat_hash_map<std::string, std::pair<double, double>> per_resource;
-    const ResourceList one_gpu = [&] {
-      GpuInventory single = gpu;
-      single.physical_count = 1;
-      return single.Advertised(layout);
-    }();
-    for (const std::string& profile : layout->per_gpu) {
-      const MigProfile* p = gpu.mig_model->Find(profile);
-      const std::string name = gpu.mig_mixed ? MigResourceName(profile) : "nvidia.com/gpu";
-      for (const auto& [resource, q] : one_gpu) {
-        if (resource == name || resource == absl::StrCat(name, ".shared")) {
-          per_resource[resource].first += p->memory_slices;
-        }
-      }
-    }
-    for (const auto& [resource, q] : one_gpu) {
-      set(resource, per_resource[resource].first / static_cast<double>(q.Value()) /
-                        gpu.mig_model->memory_slices);
-    }
-    return share;
   }
-  const double per_gpu = gpu.vendor == GpuVendor::kAmd ? gpu.amd_partitions : gpu.replicas;
-  for (const auto& [resource, q] : advertised) set(resource, 1.0 / per_gpu);
   return share;
 }
 
@@ -110,7 +85,7 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
       TemplateVariant v;
       v.mig_layout = t.gpu->reconfigurable() ? l->name : "";
       v.allocatable = catalog.ToVector(base + advertised);
-      v.gpu_share = GpuShares(*t.gpu, l, advertised, catalog);
+      v.gpu_share = GpuShares(*t.gpu, l, catalog);
       t.variants.push_back(std::move(v));
     }
   }

@@ -372,6 +372,37 @@ std::vector<std::string> GpuInventory::ResourceNames() const {
   return names;
 }
 
+std::map<std::string, double> GpuInventory::UnitShares(const NamedMigLayout* layout) const {
+  std::map<std::string, double> share;
+  if (sharing == GpuSharing::kMig && layout != nullptr) {
+    GpuInventory one = *this;  // units and memory slices of a single GPU
+    one.physical_count = 1;
+    std::map<std::string, double> slices;
+    for (const std::string& profile : layout->per_gpu) {
+      const std::string name = mig_mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
+      const double size = mig_model->Find(profile)->memory_slices;
+      slices[replicas > 1 ? absl::StrCat(name, renamed ? ".shared" : "") : name] += size;
+    }
+    for (const auto& [name, units] : one.Advertised(layout)) {
+      share[name] = slices[name] / static_cast<double>(units.Value()) / mig_model->memory_slices;
+    }
+    return share;
+  }
+  const double per_gpu = vendor == GpuVendor::kAmd ? amd_partitions : replicas;
+  for (const auto& [name, units] : Advertised(layout)) share[name] = 1.0 / per_gpu;
+  return share;
+}
+
+double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,
+                              const ResourceList& requested) {
+  if (gpus.physical_count <= 0) return 0;
+  double used = 0;
+  for (const auto& [name, share] : gpus.UnitShares(layout)) {
+    used += static_cast<double>(requested.Get(name).Value()) * share;
+  }
+  return std::min(1.0, used / gpus.physical_count);
+}
+
 absl::StatusOr<std::optional<GpuInventory>> ReadGpuInventory(const Labels& labels,
                                                              const Labels& annotations,
                                                              const ResourceList& allocatable,

@@ -25,6 +25,7 @@
 #define GPUA_ESTIMATOR_GPU_GPU_INVENTORY_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,7 +66,15 @@ struct GpuInventory {
   ResourceList Advertised(const NamedMigLayout* layout = nullptr) const;
   // The resource names a pod asks for to get (a share of) these GPUs.
   std::vector<std::string> ResourceNames() const;
+  // Per advertised resource (with `layout` for a MIG node), the part of one physical GPU a
+  // unit stands for: 1/R of a GPU for a time-sliced share, 3/8 for a 3g MIG device.
+  std::map<std::string, double> UnitShares(const NamedMigLayout* layout = nullptr) const;
 };
+
+// How much of a node's physical GPUs pods use, 0 to 1, from what they request: a node whose
+// shares or MIG devices are all free is an idle GPU node, whatever small cpu pods remain.
+double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,
+                              const ResourceList& requested);
 
 // Reads the inventory of a node or template; nullopt when it has no GPUs. Errors name
 // `what` (e.g. "node group h100: template") and the label, annotation or resource at fault.

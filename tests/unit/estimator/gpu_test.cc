@@ -193,6 +193,23 @@ TEST_CASE("a driver too old for the pod's CUDA is refused with the driver it nee
   CHECK(!CheckDriver("535", "twelve", false).ok());
 }
 
+TEST_CASE("GPU utilization is measured in physical GPUs, whatever the sharing",
+          "[gpu][utilization]") {
+  GpuInventory ts = Read(
+      {{"nvidia.com/gpu.count", "2"}},
+      {{"gpu-autoscaler.io/gpu-sharing", "time-slicing"}, {"gpu-autoscaler.io/gpu-replicas", "4"}},
+      {});
+  CHECK(PhysicalGpuUtilization(ts, nullptr, Res({{"cpu", "2"}})) == 0);  // idle GPU node
+  CHECK(PhysicalGpuUtilization(ts, nullptr, Res({{"nvidia.com/gpu", "4"}})) == Approx(0.5));
+  GpuInventory mig =
+      Read({{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu.count", "8"}},
+           {{"gpu-autoscaler.io/mig-layouts", "all-balanced"}}, {});
+  // Two 3g devices are 4/8 of a GPU each: one GPU of eight.
+  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts[0], Res({{"nvidia.com/mig-3g.40gb", "2"}})) ==
+        Approx(1.0 / 8));
+  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts[0], {}) == 0);
+}
+
 NodeGroupSpec SharedL4Pool(const std::string& id, int replicas) {
   NodeGroupSpec g =
       testing::Group(id, Res({{"cpu", "16"}, {"memory", "64Gi"}, {"pods", "110"}}), 10, 1.0);
