@@ -1,6 +1,7 @@
 #include "autoscaler/cli/estimate_command.h"
 
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
@@ -26,13 +27,24 @@ struct EstimateFlags {
   int64_t seed = 0;
 };
 
+// For a reconfigurable MIG pool: how many new nodes need each layout.
+std::map<std::string, int> MigLayoutCounts(const GroupPlan& g) {
+  std::map<std::string, int> counts;
+  for (const PlannedNode& n : g.nodes) {
+    if (!n.mig_layout.empty()) ++counts[n.mig_layout];
+  }
+  return counts;
+}
+
 nlohmann::json PlanToJson(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
                           double elapsed_ms) {
   nlohmann::json groups = nlohmann::json::array();
   for (const GroupPlan& g : plan.groups) {
     nlohmann::json names = nlohmann::json::array();
     for (int p : g.pods) names.push_back(pods[p].Key());
-    groups.push_back({{"id", g.group_id}, {"new_nodes", g.new_nodes()}, {"pods", names}});
+    nlohmann::json group = {{"id", g.group_id}, {"new_nodes", g.new_nodes()}, {"pods", names}};
+    if (!MigLayoutCounts(g).empty()) group["mig_layouts"] = MigLayoutCounts(g);
+    groups.push_back(std::move(group));
   }
   nlohmann::json existing = nlohmann::json::array();
   for (const ExistingPlacement& e : plan.on_existing) {
@@ -64,6 +76,9 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
     total_price += p;
     total_pods += g.pods.size();
     out << absl::StrFormat("%-24s %9d %6d %12.2f\n", g.group_id, g.new_nodes(), g.pods.size(), p);
+    for (const auto& [layout, count] : MigLayoutCounts(g)) {
+      out << absl::StrFormat("  %d node(s) with MIG layout %s\n", count, layout);
+    }
   }
   out << absl::StrFormat("%-24s %9d %6d %12.2f\n", "total", plan.total_new_nodes(), total_pods,
                          total_price);
