@@ -12,6 +12,8 @@
 namespace gpua {
 namespace {
 
+// Product names are matched as GPU Feature Discovery (NVIDIA-A100-SXM4-40GB) and GKE
+// (nvidia-tesla-a100, nvidia-h100-80gb) write them.
 // Sources: NVIDIA Multi-Instance GPU User Guide, "Supported MIG Profiles" (profiles, counts
 // and placements per GPU), and NVIDIA mig-parted's config names for the named layouts.
 // Placements are in memory slices. On the 7-compute/8-memory-slice GPUs (A100, H100, H200,
@@ -34,7 +36,7 @@ std::vector<MigProfile> SevenSliceProfiles(int one_g, int one_g_double, int thre
 std::vector<MigModel> BuildModels() {
   std::vector<MigModel> models = {
       {"A100-40GB",
-       {"A100-SXM4-40GB", "A100-PCIE-40GB", "A100-40GB"},
+       {"A100-SXM4-40GB", "A100-PCIE-40GB", "A100-40GB", "tesla-a100"},
        7,
        8,
        SevenSliceProfiles(5, 10, 20, 40)},
@@ -44,7 +46,7 @@ std::vector<MigModel> BuildModels() {
        8,
        SevenSliceProfiles(10, 20, 40, 80)},
       {"H100-80GB",
-       {"H100-80GB", "H100-SXM5-80GB", "H100-PCIE", "H100 80GB"},
+       {"H100-80GB", "H100-SXM5-80GB", "H100-PCIE", "H100 80GB", "h100-mega-80gb"},
        7,
        8,
        SevenSliceProfiles(10, 20, 40, 80)},

@@ -141,6 +141,29 @@ TEST_CASE("MIG pools advertise per profile (mixed) or as nvidia.com/gpu (single)
   CHECK(reconfigurable.reconfigurable());
 }
 
+TEST_CASE("time-slicing on MIG devices and GKE's labels", "[gpu][inventory][mig]") {
+  GpuInventory shared_mig = Read({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
+                                  {"nvidia.com/gpu.count", "2"},
+                                  {"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                                  {"nvidia.com/gpu.replicas", "2"},
+                                  {"nvidia.com/mig.config", "all-3g.40gb"}},
+                                 {{"gpu-autoscaler.io/gpu-renamed", "true"}}, {});
+  CHECK(shared_mig.sharing == GpuSharing::kMig);
+  CHECK(shared_mig.Advertised(&shared_mig.mig_layouts[0]) ==
+        Res({{"nvidia.com/mig-3g.40gb.shared", "8"}}));
+  GpuInventory gke = Read({{"cloud.google.com/gke-accelerator", "nvidia-tesla-a100"},
+                           {"cloud.google.com/gke-gpu-partition-size", "1g.5gb"}},
+                          {{"gpu-autoscaler.io/gpu-count", "1"}}, Res({{"nvidia.com/gpu", "7"}}));
+  CHECK(!gke.mig_mixed);
+  CHECK(gke.Advertised(&gke.mig_layouts[0]) == Res({{"nvidia.com/gpu", "7"}}));
+  GpuInventory gke_ts = Read({{"cloud.google.com/gke-accelerator", "nvidia-l4"},
+                              {"cloud.google.com/gke-gpu-sharing-strategy", "time-sharing"},
+                              {"cloud.google.com/gke-max-shared-clients-per-gpu", "3"}},
+                             {}, Res({{"nvidia.com/gpu", "6"}}));
+  CHECK(gke_ts.sharing == GpuSharing::kTimeSlicing);
+  CHECK(gke_ts.physical_count == 2);
+}
+
 TEST_CASE("AMD partitions: per logical GPU, named single or mixed", "[gpu][inventory][amd]") {
   GpuInventory cpx = Read({},
                           {{"gpu-autoscaler.io/gpu-vendor", "amd"},
