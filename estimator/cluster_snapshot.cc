@@ -21,6 +21,11 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
     props->taints = n.taints;
     props->unschedulable = n.unschedulable;
     props->group_id = n.group_id;
+    // A running node's labels say how its GPUs are shared; if they cannot be read, its
+    // advertised resources still count, only the sharing rules are not checked.
+    absl::StatusOr<std::optional<GpuInventory>> gpu =
+        ReadGpuInventory(n.labels, {}, n.allocatable, n.name);
+    if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
     SimNode sim;
     sim.name = n.name;
     sim.props = std::move(props);

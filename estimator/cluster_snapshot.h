@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 #include "estimator/resource_vector.h"
 
@@ -21,6 +22,7 @@ struct NodeProps {
   std::vector<Taint> taints;
   bool unschedulable = false;
   std::string group_id;
+  std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs, or none that could be read
 };
 
 struct SimNode {

@@ -28,12 +28,15 @@ ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector
 }
 
 // Places what fits on existing and upcoming nodes, first fit in node order.
-void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot, ScaleUpPlan& plan) {
+void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
+                     const GpuPolicy& policy, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
   int64_t checks = 0;
   for (PodClass& c : classes) {
     if (c.pod->gang.has_value()) continue;  // all or nothing: see PlanGangs
     for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
+      const NodeProps& props = *snapshot.node(n).props;
+      if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
       std::optional<std::string> ignored;
       const int64_t placed = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
       for (int64_t i = 0; i < placed; ++i) {
@@ -394,7 +397,7 @@ ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<Node
   ScaleUpPlan plan;
   snapshot.Fork();
   std::vector<PodClass> classes = BuildClasses(pending, snapshot);
-  PlaceOnExisting(classes, snapshot, plan);
+  PlaceOnExisting(classes, snapshot, options.gpu_policy, plan);
   Estimator estimator(groups, snapshot, classes, options);
   estimator.Run(expander, plan);
 

@@ -72,6 +72,7 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
     t.variants.push_back({"", catalog.ToVector(tmpl.allocatable), {}});
   } else {
     t.gpu = std::make_shared<const GpuInventory>(**gpu);
+    t.props->gpu = t.gpu;
     ResourceList base;  // everything but the GPUs, which come as the inventory says
     for (const auto& [name, q] : tmpl.allocatable) {
       if (!IsGpuResourceName(name)) base.Set(name, q);

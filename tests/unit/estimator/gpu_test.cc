@@ -308,5 +308,25 @@ TEST_CASE("a pod whose CUDA is too new for a pool's driver goes to a pool that r
         "driver 535.104.05 too old for CUDA 13.0 (needs >= 580.65.06)");
 }
 
+TEST_CASE("free GPUs on a running node with too old a driver do not take a newer CUDA pod",
+          "[gpu][estimate][cuda]") {
+  Node old;
+  old.name = "l4-old";
+  old.labels = {{"nvidia.com/gpu.product", "NVIDIA-L4"},
+                {"nvidia.com/gpu.count", "1"},
+                {"nvidia.com/cuda.driver-version.full", "535.104.05"}};
+  old.allocatable = Res({{"cpu", "8"}, {"nvidia.com/gpu", "1"}, {"pods", "110"}});
+  NodeGroupSpec pool = SharedL4Pool("l4-550", 1);
+  pool.node_template.labels["nvidia.com/cuda.driver-version.full"] = "550.90.07";
+  PodSpec pod = Pod("cuda124", Res({{"nvidia.com/gpu", "1"}}), "c");
+  pod.cuda_version = "12.4";
+  ScaleUpPlan plan = testing::Plan({pod}, {pool}, {old});
+  CHECK(plan.on_existing.empty());
+  REQUIRE(plan.groups.size() == 1);
+  pod.cuda_version = "12.2";
+  plan = testing::Plan({pod}, {pool}, {old});
+  CHECK(plan.on_existing.size() == 1);
+}
+
 }  // namespace
 }  // namespace gpua
