@@ -133,7 +133,9 @@ absl::Status InventoryReader::ReadSharing(GpuInventory& inv) const {
   const std::optional<Setting> replicas =
       Find("gpu-replicas",
            {"nvidia.com/gpu.replicas", "cloud.google.com/gke-max-shared-clients-per-gpu"});
-  GPUA_ASSIGN_OR_RETURN(const int64_t r, Int(replicas, 1, 1, 48));
+  // MPS allows at most 48 clients per GPU; time-slicing has no such limit.
+  GPUA_ASSIGN_OR_RETURN(const int64_t r,
+                        Int(replicas, 1, 1, inv.sharing == GpuSharing::kMps ? 48 : 1024));
   inv.replicas = static_cast<int>(r);
   if ((inv.sharing == GpuSharing::kTimeSlicing || inv.sharing == GpuSharing::kMps || shared_mig) &&
       inv.replicas < 2) {

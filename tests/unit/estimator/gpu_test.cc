@@ -103,6 +103,16 @@ TEST_CASE("our annotations describe a pool at zero and win over labels", "[gpu][
   CHECK(inv.sharing == GpuSharing::kMps);
   CHECK(inv.memory_mib == 81920);
   CHECK(inv.Advertised() == Res({{"nvidia.com/gpu", "32"}}));
+  CHECK_THAT(
+      ReadError(
+          {{"nvidia.com/gpu.count", "1"}},
+          {{"gpu-autoscaler.io/gpu-sharing", "mps"}, {"gpu-autoscaler.io/gpu-replicas", "64"}}, {}),
+      Catch::Contains("gpu-replicas: \"64\" is not a whole number from 1 to 48"));
+  CHECK(Read({{"nvidia.com/gpu.count", "1"}},
+             {{"gpu-autoscaler.io/gpu-sharing", "time-slicing"},
+              {"gpu-autoscaler.io/gpu-replicas", "64"}},
+             {})
+            .replicas == 64);
   CHECK_THAT(ReadError({}, {{"gpu-autoscaler.io/gpu-sharing", "sometimes"}}, {}),
              Catch::Contains("annotation gpu-autoscaler.io/gpu-sharing: \"sometimes\""));
   CHECK_THAT(
