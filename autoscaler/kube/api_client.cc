@@ -1,0 +1,324 @@
+#include "autoscaler/kube/api_client.h"
+
+#include <curl/curl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/time/clock.h"
+#include "cloudproviders/node_group_file.h"
+#include "estimator/status_macros.h"
+
+namespace gpua::kube {
+namespace {
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+// Runs an exec credential plugin and returns what it printed. The plugin's environment is
+// ours plus the config's entries.
+absl::StatusOr<std::string> RunPlugin(const ExecPlugin& plugin, absl::Duration timeout) {
+  int out[2];
+  if (pipe(out) != 0) return absl::InternalError("exec plugin: pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) return absl::InternalError("exec plugin: fork failed");
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    for (const auto& [name, value] : plugin.env) setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(plugin.command.c_str()));
+    for (const std::string& a : plugin.args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  std::string output;
+  std::array<char, 4096> buffer;
+  const absl::Time deadline = absl::Now() + timeout;
+  ssize_t n;
+  while ((n = read(out[0], buffer.data(), buffer.size())) > 0 && absl::Now() < deadline) {
+    output.append(buffer.data(), static_cast<size_t>(n));
+  }
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::UnauthenticatedError(absl::StrCat("exec plugin ", plugin.command, " failed (exit ",
+                                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                                                   ")"));
+  }
+  return output;
+}
+
+absl::Time FileModified(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return absl::InfinitePast();
+  return absl::TimeFromTimespec(st.st_mtim);
+}
+
+size_t AppendBody(char* data, size_t size, size_t count, void* into) {
+  static_cast<std::string*>(into)->append(data, size * count);
+  return size * count;
+}
+
+struct StreamState {
+  CURL* curl;
+  const std::function<bool(absl::string_view)>* on_line;
+  const std::atomic<bool>* stop;
+  std::string pending;
+  std::string* error_body;
+  bool stopped = false;
+};
+
+size_t StreamBody(char* data, size_t size, size_t count, void* user) {
+  auto* s = static_cast<StreamState*>(user);
+  long status = 0;
+  curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200) {
+    if (s->error_body != nullptr) s->error_body->append(data, size * count);
+    return size * count;
+  }
+  s->pending.append(data, size * count);
+  size_t start = 0;
+  for (size_t nl; (nl = s->pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+    absl::string_view line(s->pending.data() + start, nl - start);
+    if (!line.empty() && !(*s->on_line)(line)) {
+      s->stopped = true;
+      return 0;  // tells curl to stop
+    }
+  }
+  s->pending.erase(0, start);
+  return size * count;
+}
+
+int StreamProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* s = static_cast<StreamState*>(user);
+  if (s->stop != nullptr && s->stop->load()) {
+    s->stopped = true;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+struct ApiClient::Credentials {
+  absl::Mutex mu;
+  std::string file_token ABSL_GUARDED_BY(mu);
+  absl::Time file_modified ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  std::string exec_token ABSL_GUARDED_BY(mu);
+  absl::Time exec_expiry ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  CURLSH* share = nullptr;  // connections, DNS and TLS sessions, reused across requests
+  std::array<absl::Mutex, CURL_LOCK_DATA_LAST> locks;
+};
+
+RateLimiter::RateLimiter(double qps, int burst)
+    : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)), last_(absl::Now()) {}
+
+void RateLimiter::Wait() {
+  if (qps_ <= 0) return;
+  absl::Duration wait;
+  {
+    absl::MutexLock lock(&mu_);
+    const absl::Time now = absl::Now();
+    tokens_ = std::min(burst_, tokens_ + absl::ToDoubleSeconds(now - last_) * qps_);
+    last_ = now;
+    tokens_ -= 1;  // may go below zero: the debt is what this caller waits out
+    if (tokens_ >= 0) return;
+    wait = absl::Seconds(-tokens_ / qps_);
+  }
+  absl::SleepFor(wait);
+}
+
+absl::StatusOr<std::unique_ptr<ApiClient>> ApiClient::Create(RestConfig config,
+                                                             ClientOptions options) {
+  if (!absl::StartsWith(config.server, "https://") && !absl::StartsWith(config.server, "http://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(config.source, ": server \"", config.server, "\" is not an http(s) URL"));
+  }
+  return std::make_unique<ApiClient>(std::move(config), std::move(options));
+}
+
+ApiClient::ApiClient(RestConfig config, ClientOptions options)
+    : config_(std::move(config)),
+      options_(std::move(options)),
+      limiter_(options_.qps, options_.burst),
+      credentials_(std::make_unique<Credentials>()) {
+  GlobalInit();
+  Credentials* c = credentials_.get();
+  c->share = curl_share_init();
+  curl_share_setopt(
+      c->share, CURLSHOPT_LOCKFUNC, +[](CURL*, curl_lock_data data, curl_lock_access, void* user) {
+        static_cast<Credentials*>(user)->locks[data].Lock();
+      });
+  curl_share_setopt(
+      c->share, CURLSHOPT_UNLOCKFUNC, +[](CURL*, curl_lock_data data, void* user) {
+        static_cast<Credentials*>(user)->locks[data].Unlock();
+      });
+  curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
+  curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+  curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+}
+
+ApiClient::~ApiClient() { curl_share_cleanup(credentials_->share); }
+
+absl::StatusOr<std::string> ApiClient::BearerToken() {
+  Credentials& c = *credentials_;
+  if (!config_.token_file.empty()) {
+    const absl::Time modified = FileModified(config_.token_file);
+    absl::MutexLock lock(&c.mu);
+    if (modified != c.file_modified) {  // rotated: read it again
+      absl::StatusOr<std::string> token = ReadFile(config_.token_file);
+      if (!token.ok()) {
+        if (!c.file_token.empty()) return c.file_token;  // keep the last good one
+        return absl::UnauthenticatedError(token.status().message());
+      }
+      c.file_token = std::string(absl::StripAsciiWhitespace(*token));
+      c.file_modified = modified;
+    }
+    return c.file_token;
+  }
+  if (config_.exec.has_value()) {
+    absl::MutexLock lock(&c.mu);
+    if (!c.exec_token.empty() && absl::Now() < c.exec_expiry) return c.exec_token;
+    GPUA_ASSIGN_OR_RETURN(std::string out, RunPlugin(*config_.exec, options_.timeout));
+    const nlohmann::json cred = nlohmann::json::parse(out, nullptr, false);
+    if (cred.is_discarded() || !cred.contains("status") || !cred["status"].is_object() ||
+        !cred["status"].value("token", "").size()) {
+      return absl::UnauthenticatedError(absl::StrCat("exec plugin ", config_.exec->command,
+                                                     ": no ExecCredential with status.token"));
+    }
+    c.exec_token = cred["status"].value("token", "");
+    c.exec_expiry = absl::InfiniteFuture();
+    std::string err;
+    if (!absl::ParseTime(absl::RFC3339_full, cred["status"].value("expirationTimestamp", ""),
+                         &c.exec_expiry, &err)) {
+      c.exec_expiry = absl::InfiniteFuture();  // no expiry given: good until refused
+    }
+    return c.exec_token;
+  }
+  return config_.token;
+}
+
+namespace {
+
+// An easy handle set up for one call to the config's server.
+class Call {
+ public:
+  Call(const RestConfig& config, const ClientOptions& options, CURLSH* share,
+       const std::string& token, absl::string_view method, absl::string_view path,
+       absl::Duration timeout)
+      : curl_(curl_easy_init()) {
+    url_ = absl::StrCat(absl::StripSuffix(config.server, "/"), path);
+    curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
+    curl_easy_setopt(curl_, CURLOPT_SHARE, share);
+    curl_easy_setopt(curl_, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl_, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(curl_, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+    curl_easy_setopt(curl_, CURLOPT_CONNECTTIMEOUT_MS, 10'000L);
+    curl_easy_setopt(curl_, CURLOPT_USERAGENT, options.user_agent.c_str());
+    method_ = std::string(method);
+    curl_easy_setopt(curl_, CURLOPT_CUSTOMREQUEST, method_.c_str());
+    if (config.insecure_skip_tls_verify) {
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(curl_, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (!config.ca_pem.empty()) Blob(CURLOPT_CAINFO_BLOB, config.ca_pem);
+    if (!config.client_cert_pem.empty()) {
+      Blob(CURLOPT_SSLCERT_BLOB, config.client_cert_pem);
+      Blob(CURLOPT_SSLKEY_BLOB, config.client_key_pem);
+    }
+    headers_ = curl_slist_append(headers_, "Accept: application/json");
+    if (!token.empty()) {
+      auth_ = absl::StrCat("Authorization: Bearer ", token);
+      headers_ = curl_slist_append(headers_, auth_.c_str());
+    }
+  }
+  ~Call() {
+    curl_slist_free_all(headers_);
+    curl_easy_cleanup(curl_);
+  }
+
+  CURL* curl() const { return curl_; }
+
+  void Body(absl::string_view body, absl::string_view content_type) {
+    body_ = std::string(body);
+    content_type_ = absl::StrCat("Content-Type: ", content_type);
+    headers_ = curl_slist_append(headers_, content_type_.c_str());
+    curl_easy_setopt(curl_, CURLOPT_POSTFIELDS, body_.c_str());
+    curl_easy_setopt(curl_, CURLOPT_POSTFIELDSIZE, static_cast<long>(body_.size()));
+  }
+
+  // Performs it; a transport failure is an error naming the URL.
+  absl::StatusOr<long> Perform(bool answered_is_enough = false) {
+    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, headers_);
+    const CURLcode code = curl_easy_perform(curl_);
+    long status = 0;
+    curl_easy_getinfo(curl_, CURLINFO_RESPONSE_CODE, &status);
+    if (code == CURLE_OK || (answered_is_enough && status != 0)) return status;
+    const std::string what = absl::StrCat(method_, " ", url_, ": ", curl_easy_strerror(code));
+    if (code == CURLE_OPERATION_TIMEDOUT) return absl::DeadlineExceededError(what);
+    return absl::UnavailableError(what);
+  }
+
+ private:
+  void Blob(CURLoption option, const std::string& pem) {
+    curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(curl_, option, &blob);
+  }
+
+  CURL* curl_;
+  curl_slist* headers_ = nullptr;
+  std::string url_, method_, auth_, body_, content_type_;
+};
+
+}  // namespace
+
+absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::string_view path,
+                                                absl::string_view body,
+                                                absl::string_view content_type) {
+  GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
+  limiter_.Wait();
+  Call call(config_, options_, credentials_->share, token, method, path, options_.timeout);
+  HttpResponse response;
+  curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &response.body);
+  if (!body.empty()) call.Body(body, content_type);
+  GPUA_ASSIGN_OR_RETURN(response.status, call.Perform());
+  return response;
+}
+
+absl::StatusOr<long> ApiClient::Stream(absl::string_view path,
+                                       const std::function<bool(absl::string_view)>& on_line,
+                                       const std::atomic<bool>* stop, absl::Duration timeout,
+                                       std::string* error_body) {
+  GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
+  limiter_.Wait();
+  Call call(config_, options_, credentials_->share, token, "GET", path, timeout);
+  StreamState state{call.curl(), &on_line, stop, "", error_body};
+  curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, StreamBody);
+  curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(call.curl(), CURLOPT_XFERINFOFUNCTION, StreamProgress);
+  curl_easy_setopt(call.curl(), CURLOPT_XFERINFODATA, &state);
+  curl_easy_setopt(call.curl(), CURLOPT_NOPROGRESS, 0L);
+  // Once the response has begun, its end, our stop and the timeout all end it normally: the
+  // caller resumes the watch. Before that, a failure is an error.
+  absl::StatusOr<long> status = call.Perform(/*answered_is_enough=*/true);
+  if (!status.ok() && state.stopped) return 200L;
+  return status;
+}
+
+}  // namespace gpua::kube
