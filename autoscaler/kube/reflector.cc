@@ -1,0 +1,162 @@
+#include "autoscaler/kube/reflector.h"
+
+#include <iostream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "estimator/status_macros.h"
+
+namespace gpua::kube {
+namespace {
+
+// curl-safe query values (selectors hold '=' and ',').
+std::string Escape(absl::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out.push_back(c);
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+std::string ResourceVersionOf(const nlohmann::json& object) {
+  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
+    return "";
+  }
+  return object["metadata"].value("resourceVersion", "");
+}
+
+absl::Status HttpError(absl::string_view what, long status, absl::string_view body) {
+  const std::string message = absl::StrCat(what, ": HTTP ", status, ": ", body.substr(0, 200));
+  if (status == 410) return absl::OutOfRangeError(message);
+  if (status >= 500 || status == 429) return absl::UnavailableError(message);
+  return absl::FailedPreconditionError(message);
+}
+
+}  // namespace
+
+Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store,
+                     ReflectorOptions options)
+    : client_(client), path_(std::move(path)), store_(store), options_(std::move(options)) {}
+
+void Reflector::Log(absl::string_view line) const {
+  if (options_.log) {
+    options_.log(line);
+  } else {
+    std::cerr << line << std::endl;
+  }
+}
+
+std::string Reflector::Query(bool watch) const {
+  std::string q;
+  if (!options_.label_selector.empty()) {
+    absl::StrAppend(&q, "&labelSelector=", Escape(options_.label_selector));
+  }
+  if (!options_.field_selector.empty()) {
+    absl::StrAppend(&q, "&fieldSelector=", Escape(options_.field_selector));
+  }
+  if (watch) {
+    absl::StrAppend(&q, "&watch=1&allowWatchBookmarks=true&timeoutSeconds=",
+                    absl::ToInt64Seconds(options_.watch_timeout));
+  }
+  return q;
+}
+
+absl::StatusOr<std::string> Reflector::ListAll() {
+  std::vector<nlohmann::json> objects;
+  std::string continue_token, rv;
+  do {
+    std::string path = absl::StrCat(path_, "?limit=", options_.page_size, Query(false));
+    if (!continue_token.empty()) absl::StrAppend(&path, "&continue=", Escape(continue_token));
+    GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("GET", path));
+    if (res.status != 200) return HttpError(absl::StrCat("list ", path_), res.status, res.body);
+    nlohmann::json page = nlohmann::json::parse(res.body, nullptr, false);
+    if (page.is_discarded() || !page.is_object() || !page.contains("items") ||
+        !page["items"].is_array()) {
+      return absl::DataLossError(absl::StrCat("list ", path_, ": not a list"));
+    }
+    for (nlohmann::json& item : page["items"]) objects.push_back(std::move(item));
+    const nlohmann::json& meta = page.value("metadata", nlohmann::json::object());
+    rv = meta.value("resourceVersion", "");
+    continue_token = meta.value("continue", "");
+  } while (!continue_token.empty());
+  store_.Replace(std::move(objects));
+  return rv;
+}
+
+absl::StatusOr<std::string> Reflector::WatchOnce(std::string rv, const std::atomic<bool>& stop) {
+  const std::string path = absl::StrCat(path_, "?resourceVersion=", Escape(rv), Query(true));
+  absl::Status problem;
+  const auto on_line = [&](absl::string_view line) {
+    const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+    if (event.is_discarded() || !event.is_object() || !event.contains("object")) {
+      problem = absl::DataLossError(
+          absl::StrCat("watch ", path_, ": malformed line: ", line.substr(0, 120)));
+      return false;  // restart from the last event applied
+    }
+    const std::string type = event.value("type", "");
+    const nlohmann::json& object = event["object"];
+    if (type == "ERROR") {
+      const long code = object.value("code", 0);
+      problem = HttpError(absl::StrCat("watch ", path_), code, object.value("message", ""));
+      return false;
+    }
+    if (type == "ADDED") {
+      store_.Add(object);
+    } else if (type == "MODIFIED") {
+      store_.Update(object);
+    } else if (type == "DELETED") {
+      store_.Remove(object);
+    } else if (type != "BOOKMARK") {
+      problem = absl::DataLossError(absl::StrCat("watch ", path_, ": unknown event type ", type));
+      return false;
+    }
+    if (const std::string next = ResourceVersionOf(object); !next.empty()) rv = next;
+    return true;
+  };
+  std::string error_body;
+  GPUA_ASSIGN_OR_RETURN(
+      long status, client_.Stream(path, on_line, &stop, options_.watch_timeout + absl::Seconds(10),
+                                  &error_body));
+  if (status != 200) return HttpError(absl::StrCat("watch ", path_), status, error_body);
+  if (!problem.ok()) return problem;
+  return rv;
+}
+
+void Reflector::Backoff(int failures, const std::atomic<bool>& stop) {
+  absl::Duration wait = options_.initial_backoff;
+  for (int i = 1; i < failures && wait < options_.max_backoff; ++i) wait *= 2;
+  wait = std::min(wait, options_.max_backoff);
+  wait += wait * std::uniform_real_distribution<double>(0, 1)(jitter_);  // jitter 1.0
+  const absl::Time until = absl::Now() + wait;
+  while (!stop && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+}
+
+void Reflector::Run(const std::atomic<bool>& stop) {
+  std::string rv;
+  bool listed = false;
+  int failures = 0;
+  while (!stop) {
+    absl::StatusOr<std::string> next = listed ? WatchOnce(rv, stop) : ListAll();
+    if (next.ok()) {
+      rv = *next;
+      listed = true;
+      failures = 0;
+      continue;  // a watch that ended resumes from where it got to
+    }
+    if (next.status().code() == absl::StatusCode::kOutOfRange) {  // 410: relist now
+      Log(absl::StrCat(next.status().message(), "; listing again"));
+      listed = false;
+      continue;
+    }
+    // A bad line, 5xx, a timeout: after a pause, resume (or list) from where it got to.
+    Log(next.status().message());
+    Backoff(++failures, stop);
+  }
+}
+
+}  // namespace gpua::kube

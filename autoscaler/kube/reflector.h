@@ -1,0 +1,73 @@
+// A reflector as client-go has it: LIST (paged with limit/continue), then WATCH from the
+// list's resourceVersion with bookmarks and a server timeout, keeping a store in step with
+// the server. A closed stream resumes from the last resourceVersion seen; 410 Gone (as a
+// status or an ERROR event) relists; other failures back off exponentially with jitter.
+// Across all of these no event is lost or applied twice: the resourceVersion only moves on
+// once an event has been applied.
+#ifndef GPUA_AUTOSCALER_KUBE_REFLECTOR_H_
+#define GPUA_AUTOSCALER_KUBE_REFLECTOR_H_
+
+#include <atomic>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "autoscaler/kube/api_client.h"
+
+namespace gpua::kube {
+
+// What a reflector keeps up to date (an informer's cache).
+class ReflectorStore {
+ public:
+  virtual ~ReflectorStore() = default;
+  // Everything that exists, after a (re)list.
+  virtual void Replace(std::vector<nlohmann::json> objects) = 0;
+  virtual void Add(const nlohmann::json& object) = 0;
+  virtual void Update(const nlohmann::json& object) = 0;
+  virtual void Remove(const nlohmann::json& object) = 0;
+};
+
+struct ReflectorOptions {
+  int64_t page_size = 500;
+  absl::Duration watch_timeout = absl::Minutes(5);  // asked of the server per watch
+  absl::Duration initial_backoff = absl::Milliseconds(800);
+  absl::Duration max_backoff = absl::Seconds(30);
+  std::string label_selector;
+  std::string field_selector;
+  std::function<void(absl::string_view)> log;  // stderr when empty
+};
+
+class Reflector {
+ public:
+  // `path` is the collection, e.g. "/api/v1/pods" or "/api/v1/namespaces/ns/pods".
+  Reflector(ApiClient& client, std::string path, ReflectorStore& store,
+            ReflectorOptions options = {});
+
+  // Lists and watches until `stop`; errors are logged and retried, never returned.
+  void Run(const std::atomic<bool>& stop);
+
+  // One full list into the store; returns its resourceVersion.
+  absl::StatusOr<std::string> ListAll();
+  // One watch from `rv` until the stream ends; returns the last resourceVersion applied.
+  // A 410 comes back as absl::StatusCode::kOutOfRange ("relist").
+  absl::StatusOr<std::string> WatchOnce(std::string rv, const std::atomic<bool>& stop);
+
+ private:
+  std::string Query(bool watch) const;
+  void Log(absl::string_view line) const;
+  void Backoff(int failures, const std::atomic<bool>& stop);
+
+  ApiClient& client_;
+  const std::string path_;
+  ReflectorStore& store_;
+  const ReflectorOptions options_;
+  std::mt19937 jitter_{std::random_device{}()};
+};
+
+}  // namespace gpua::kube
+
+#endif  // GPUA_AUTOSCALER_KUBE_REFLECTOR_H_

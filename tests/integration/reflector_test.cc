@@ -1,0 +1,221 @@
+// The reflector against the fake API server: paged lists, watches that are cut mid-object,
+// compacted (410), failing (5xx) or poisoned, and a store that must end up exactly as the
+// server is, with no event applied twice.
+#include "autoscaler/kube/reflector.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::kube {
+namespace {
+
+using testing::FakeApiServer;
+
+// Keeps objects by namespace/name and counts what would be a duplicate.
+class RecordingStore : public ReflectorStore {
+ public:
+  void Replace(std::vector<nlohmann::json> objects) override {
+    absl::MutexLock lock(&mu_);
+    objects_.clear();
+    for (auto& o : objects) {
+      const std::string key = Key(o);  // before the move: json's operator= takes by value
+      objects_[key] = std::move(o);
+    }
+    ++replaces_;
+  }
+  void Add(const nlohmann::json& o) override {
+    absl::MutexLock lock(&mu_);
+    if (objects_.contains(Key(o))) ++duplicates_;
+    objects_[Key(o)] = o;
+  }
+  void Update(const nlohmann::json& o) override {
+    absl::MutexLock lock(&mu_);
+    auto it = objects_.find(Key(o));
+    if (it != objects_.end() && Version(it->second) >= Version(o)) ++duplicates_;
+    objects_[Key(o)] = o;
+  }
+  void Remove(const nlohmann::json& o) override {
+    absl::MutexLock lock(&mu_);
+    if (objects_.erase(Key(o)) == 0) ++duplicates_;
+  }
+
+  // name -> resourceVersion
+  std::map<std::string, int64_t> Versions() {
+    absl::MutexLock lock(&mu_);
+    std::map<std::string, int64_t> out;
+    for (const auto& [k, o] : objects_) out[k] = Version(o);
+    return out;
+  }
+  int duplicates() {
+    absl::MutexLock lock(&mu_);
+    return duplicates_;
+  }
+  int replaces() {
+    absl::MutexLock lock(&mu_);
+    return replaces_;
+  }
+
+ private:
+  static std::string Key(const nlohmann::json& o) {
+    return absl::StrCat(o["metadata"].value("namespace", ""), "/", o["metadata"].value("name", ""));
+  }
+  static int64_t Version(const nlohmann::json& o) {
+    return std::stoll(o["metadata"].value("resourceVersion", "0"));
+  }
+  absl::Mutex mu_;
+  std::map<std::string, nlohmann::json> objects_;
+  int duplicates_ = 0;
+  int replaces_ = 0;
+};
+
+nlohmann::json Pod(const std::string& name, const std::string& node = "") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "ml"}, {"labels", {{"app", "train"}}}}},
+          {"spec", {{"nodeName", node}, {"containers", {{{"name", "main"}}}}}}};
+}
+
+// The server's pods, name -> resourceVersion, as the store should have them.
+std::map<std::string, int64_t> Expected(const std::vector<std::pair<std::string, int64_t>>& v) {
+  return {v.begin(), v.end()};
+}
+
+struct Harness {
+  FakeApiServer server;
+  std::unique_ptr<ApiClient> client;
+  RecordingStore store;
+  std::vector<std::string> log;
+  absl::Mutex log_mu;
+  std::unique_ptr<Reflector> reflector;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+
+  Harness() {
+    RestConfig config;
+    config.server = server.url();
+    ClientOptions options;
+    options.qps = 0;
+    client = *ApiClient::Create(config, options);
+    ReflectorOptions r;
+    r.page_size = 2;
+    r.watch_timeout = absl::Seconds(2);
+    r.initial_backoff = absl::Milliseconds(20);
+    r.max_backoff = absl::Milliseconds(200);
+    r.log = [this](absl::string_view line) {
+      absl::MutexLock lock(&log_mu);
+      log.emplace_back(line);
+    };
+    reflector = std::make_unique<Reflector>(*client, "/api/v1/pods", store, r);
+  }
+  ~Harness() { Stop(); }
+  void Start() {
+    thread = std::thread([this] { reflector->Run(stop); });
+  }
+  void Stop() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+  // Waits (at most 10 s) for the store to hold exactly `want`.
+  bool Converges(const std::map<std::string, int64_t>& want) {
+    for (int i = 0; i < 500; ++i) {
+      if (store.Versions() == want) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  bool Logged(const std::string& text) {
+    absl::MutexLock lock(&log_mu);
+    for (const std::string& l : log) {
+      if (l.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+TEST_CASE("a paged list then a watch keep the store as the server is", "[kube][reflector]") {
+  Harness h;
+  std::vector<std::pair<std::string, int64_t>> want;
+  for (int i = 0; i < 5; ++i) {
+    const std::string name = absl::StrCat("p", i);
+    want.emplace_back("ml/" + name, h.server.Upsert("pods", Pod(name)));
+  }
+  h.Start();
+  REQUIRE(h.Converges(Expected(want)));
+  want[1].second = h.server.Upsert("pods", Pod("p1", "node-a"));
+  h.server.Delete("pods", "ml", "p2");
+  want.erase(want.begin() + 2);
+  want.emplace_back("ml/p9", h.server.Upsert("pods", Pod("p9")));
+  CHECK(h.Converges(Expected(want)));
+  CHECK(h.store.duplicates() == 0);
+  CHECK(h.store.replaces() == 1);
+}
+
+TEST_CASE("a watch cut mid-object resumes and loses and duplicates nothing", "[kube][reflector]") {
+  Harness h;
+  std::vector<std::pair<std::string, int64_t>> want;
+  want.emplace_back("ml/a", h.server.Upsert("pods", Pod("a")));
+  auto rv = h.reflector->ListAll();
+  REQUIRE(rv.ok());
+  for (int i = 0; i < 6; ++i) {
+    const std::string name = absl::StrCat("b", i);
+    want.emplace_back("ml/" + name, h.server.Upsert("pods", Pod(name)));
+  }
+  const size_t event_bytes = nlohmann::json{{"type", "ADDED"}, {"object", Pod("b0")}}.dump().size();
+  h.server.CutNextWatchAfter(event_bytes * 2 + event_bytes / 2);  // in the third event
+  std::atomic<bool> stop{false};
+  auto resumed_from = h.reflector->WatchOnce(*rv, stop);
+  REQUIRE(resumed_from.ok());
+  CHECK(h.store.Versions().size() < want.size());  // the cut left some out
+  CHECK(*resumed_from != *rv);
+  auto rest = h.reflector->WatchOnce(*resumed_from, stop);  // ends at its 2 s timeout
+  REQUIRE(rest.ok());
+  CHECK(h.store.Versions() == Expected(want));
+  CHECK(h.store.duplicates() == 0);
+}
+
+TEST_CASE("a compacted resourceVersion (410) makes the reflector list again", "[kube][reflector]") {
+  Harness h;
+  h.server.Upsert("pods", Pod("old"));
+  auto rv = h.reflector->ListAll();
+  REQUIRE(rv.ok());
+  h.server.Upsert("pods", Pod("new"));
+  h.server.Compact();
+  std::atomic<bool> stop{false};
+  auto gone = h.reflector->WatchOnce(*rv, stop);
+  CHECK(gone.status().code() == absl::StatusCode::kOutOfRange);
+  h.Start();
+  CHECK(h.Converges(Expected({{"ml/old", 101}, {"ml/new", 102}})));
+  CHECK(h.store.duplicates() == 0);
+}
+
+TEST_CASE("5xx answers back off and recover; a malformed watch line restarts the watch",
+          "[kube][reflector]") {
+  Harness h;
+  std::vector<std::pair<std::string, int64_t>> want;
+  want.emplace_back("ml/a", h.server.Upsert("pods", Pod("a")));
+  h.server.FailNext(3, 503);
+  h.Start();
+  REQUIRE(h.Converges(Expected(want)));
+  CHECK(h.Logged("HTTP 503"));
+  h.server.PoisonNextWatch();
+  // The current watch ends at its timeout; the next one starts with the bad line.
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    const std::string name = absl::StrCat("c", i);
+    want.emplace_back("ml/" + name, h.server.Upsert("pods", Pod(name)));
+  }
+  CHECK(h.Converges(Expected(want)));
+  for (int i = 0; i < 200 && !h.Logged("malformed line"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(h.Logged("malformed line"));
+  CHECK(h.store.duplicates() == 0);
+}
+
+}  // namespace
+}  // namespace gpua::kube

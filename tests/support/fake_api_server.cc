@@ -1,0 +1,290 @@
+#include "tests/support/fake_api_server.h"
+
+#include <algorithm>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace gpua::testing {
+namespace {
+
+std::string Key(const nlohmann::json& o) {
+  const auto& meta = o.at("metadata");
+  return absl::StrCat(meta.value("namespace", ""), "/", meta.value("name", ""));
+}
+
+// "pods" -> "Pod"
+std::string Kind(const std::string& resource) {
+  std::string kind = resource;
+  if (!kind.empty() && kind.back() == 's') kind.pop_back();
+  if (!kind.empty()) kind[0] = absl::ascii_toupper(kind[0]);
+  return kind;
+}
+
+nlohmann::json StatusObject(int code, const std::string& message) {
+  return {{"kind", "Status"},   {"apiVersion", "v1"}, {"status", "Failure"},
+          {"message", message}, {"code", code},       {"reason", code == 410 ? "Expired" : ""}};
+}
+
+std::string Line(const std::string& type, const nlohmann::json& object) {
+  return nlohmann::json{{"type", type}, {"object", object}}.dump() + "\n";
+}
+
+// The value at a dotted path ("spec.nodeName"), or empty.
+std::string Field(const nlohmann::json& o, absl::string_view path) {
+  const nlohmann::json* at = &o;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    if (!at->is_object() || !at->contains(std::string(part))) return "";
+    at = &(*at)[std::string(part)];
+  }
+  return at->is_string() ? at->get<std::string>() : "";
+}
+
+}  // namespace
+
+FakeApiServer::FakeApiServer() {
+  const auto get = [this](const httplib::Request& req, httplib::Response& res) {
+    HandleGet(req, res);
+  };
+  server_.Get(R"(/api/v1/namespaces/([^/]+)/([^/]+))", get);
+  server_.Get(R"(/api/v1/([^/]+))", get);
+  port_ = server_.bind_to_any_port("127.0.0.1");
+  thread_ = std::thread([this] { server_.listen_after_bind(); });
+  for (int i = 0; i < 500 && !server_.is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+FakeApiServer::~FakeApiServer() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  changed_.SignalAll();
+  server_.stop();
+  thread_.join();
+}
+
+std::string FakeApiServer::url() const { return absl::StrCat("http://127.0.0.1:", port_); }
+
+int64_t FakeApiServer::Upsert(const std::string& resource, nlohmann::json object) {
+  absl::MutexLock lock(&mu_);
+  object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  if (!object["metadata"].contains("namespace") && resource != "nodes") {
+    object["metadata"]["namespace"] = "default";
+  }
+  auto& bucket = objects_[resource];
+  const std::string key = Key(object);
+  const bool exists = bucket.contains(key);
+  bucket[key] = object;
+  events_.push_back({rv_, exists ? "MODIFIED" : "ADDED", object, resource});
+  changed_.SignalAll();
+  return rv_;
+}
+
+int64_t FakeApiServer::Delete(const std::string& resource, const std::string& ns,
+                              const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  auto& bucket = objects_[resource];
+  auto it = bucket.find(absl::StrCat(ns, "/", name));
+  if (it == bucket.end()) return rv_;
+  nlohmann::json last = it->second;
+  bucket.erase(it);
+  last["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  events_.push_back({rv_, "DELETED", last, resource});
+  changed_.SignalAll();
+  return rv_;
+}
+
+void FakeApiServer::Compact() {
+  absl::MutexLock lock(&mu_);
+  compacted_ = rv_;
+  events_.clear();
+}
+
+int64_t FakeApiServer::resource_version() const {
+  absl::MutexLock lock(&mu_);
+  return rv_;
+}
+
+void FakeApiServer::CutNextWatchAfter(size_t bytes) {
+  absl::MutexLock lock(&mu_);
+  cut_after_ = bytes;
+}
+
+void FakeApiServer::PoisonNextWatch() {
+  absl::MutexLock lock(&mu_);
+  poison_ = true;
+}
+
+void FakeApiServer::FailNext(int count, int status) {
+  absl::MutexLock lock(&mu_);
+  fail_count_ = count;
+  fail_status_ = status;
+}
+
+void FakeApiServer::SetBookmarkInterval(std::chrono::milliseconds interval) {
+  absl::MutexLock lock(&mu_);
+  bookmark_interval_ = interval;
+}
+
+int FakeApiServer::requests() const {
+  absl::MutexLock lock(&mu_);
+  return requests_;
+}
+
+bool FakeApiServer::Selected(const nlohmann::json& o, const std::string& ns,
+                             const httplib::Request& req) const {
+  if (!ns.empty() && o["metadata"].value("namespace", "") != ns) return false;
+  for (absl::string_view term :
+       absl::StrSplit(req.get_param_value("labelSelector"), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
+    const std::string value = absl::StripPrefix(kv.second, "=").data();
+    if (Field(o, absl::StrCat("metadata.labels.", kv.first)) != value) return false;
+  }
+  for (absl::string_view term :
+       absl::StrSplit(req.get_param_value("fieldSelector"), ',', absl::SkipEmpty())) {
+    std::pair<std::string, std::string> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
+    if (Field(o, kv.first) != kv.second) return false;
+  }
+  return true;
+}
+
+void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& res) {
+  const bool namespaced = req.matches.size() == 3;
+  const std::string ns = namespaced ? std::string(req.matches[1]) : "";
+  const std::string resource = req.matches[namespaced ? 2 : 1];
+  {
+    absl::MutexLock lock(&mu_);
+    ++requests_;
+    if (fail_count_ > 0) {
+      --fail_count_;
+      res.status = fail_status_;
+      res.set_content(StatusObject(fail_status_, "injected failure").dump(), "application/json");
+      return;
+    }
+  }
+  const std::string watch = req.get_param_value("watch");
+  if (watch == "1" || watch == "true") {
+    Watch(resource, ns, req, res);
+  } else {
+    List(resource, ns, req, res);
+  }
+}
+
+void FakeApiServer::List(const std::string& resource, const std::string& ns,
+                         const httplib::Request& req, httplib::Response& res) {
+  absl::MutexLock lock(&mu_);
+  int64_t limit = 0;
+  if (req.has_param("limit")) (void)absl::SimpleAtoi(req.get_param_value("limit"), &limit);
+  std::string after;
+  int64_t list_rv = rv_;
+  if (const std::string token = req.get_param_value("continue"); !token.empty()) {
+    std::pair<std::string, std::string> parts = absl::StrSplit(token, absl::MaxSplits('|', 1));
+    after = parts.first;
+    if (!absl::SimpleAtoi(parts.second, &list_rv) || list_rv < compacted_) {
+      res.status = 410;
+      res.set_content(StatusObject(410, "continue token expired").dump(), "application/json");
+      return;
+    }
+  }
+  nlohmann::json items = nlohmann::json::array();
+  std::string last;
+  bool more = false;
+  for (const auto& [key, object] : objects_[resource]) {
+    if (!after.empty() && key <= after) continue;
+    if (!Selected(object, ns, req)) continue;
+    if (limit > 0 && static_cast<int64_t>(items.size()) == limit) {
+      more = true;
+      break;
+    }
+    items.push_back(object);
+    last = key;
+  }
+  nlohmann::json list = {{"kind", Kind(resource) + "List"},
+                         {"apiVersion", "v1"},
+                         {"metadata", {{"resourceVersion", std::to_string(list_rv)}}},
+                         {"items", std::move(items)}};
+  if (more) list["metadata"]["continue"] = absl::StrCat(last, "|", list_rv);
+  res.set_content(list.dump(), "application/json");
+}
+
+void FakeApiServer::Watch(const std::string& resource, const std::string& ns,
+                          const httplib::Request& req, httplib::Response& res) {
+  int64_t from = 0;
+  int64_t timeout_seconds = 30;
+  (void)absl::SimpleAtoi(req.get_param_value("resourceVersion"), &from);
+  if (req.has_param("timeoutSeconds")) {
+    (void)absl::SimpleAtoi(req.get_param_value("timeoutSeconds"), &timeout_seconds);
+  }
+  const bool bookmarks = req.get_param_value("allowWatchBookmarks") == "true";
+  std::string opening;  // what the stream starts with
+  size_t cut = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    cut = std::exchange(cut_after_, 0);
+    if (std::exchange(poison_, false)) opening += "{this is not json\n";
+    if (from > 0 && from < compacted_) {
+      opening += Line("ERROR", StatusObject(410, "too old resource version"));
+      from = -1;  // nothing more: the client must relist
+    } else if (from == 0) {
+      for (const auto& [key, object] : objects_[resource]) {
+        if (Selected(object, ns, req)) opening += Line("ADDED", object);
+      }
+      from = rv_;
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  res.set_chunked_content_provider("application/json", [=, this](size_t,
+                                                                 httplib::DataSink& sink) mutable {
+    size_t written = 0;
+    // Writes `text`, or only what the cut allows; false once the stream must end.
+    const auto write = [&](const std::string& text) {
+      if (cut > 0 && written + text.size() > cut) {
+        sink.write(text.data(), cut - written);
+        return false;
+      }
+      written += text.size();
+      return sink.write(text.data(), text.size());
+    };
+    if (!opening.empty() && !write(opening)) return false;
+    auto last_bookmark = std::chrono::steady_clock::now();
+    while (from >= 0 && std::chrono::steady_clock::now() < deadline) {
+      std::string batch;
+      bool bookmark = false;
+      {
+        absl::MutexLock lock(&mu_);
+        if (stopping_) break;
+        const auto has_news = [&] {
+          return stopping_ || (!events_.empty() && events_.back().rv > from);
+        };
+        if (!has_news()) {
+          changed_.WaitWithTimeout(&mu_, absl::FromChrono(bookmark_interval_));
+        }
+        for (const Event& e : events_) {
+          if (e.rv <= from || e.resource != resource) continue;
+          if (Selected(e.object, ns, req)) batch += Line(e.type, e.object);
+        }
+        if (!events_.empty()) from = std::max(from, events_.back().rv);
+        if (bookmarks && std::chrono::steady_clock::now() - last_bookmark >= bookmark_interval_) {
+          bookmark = true;
+          from = std::max(from, rv_);
+        }
+      }
+      if (!batch.empty() && !write(batch)) return false;
+      if (bookmark) {
+        last_bookmark = std::chrono::steady_clock::now();
+        nlohmann::json mark = {{"kind", Kind(resource)},
+                               {"apiVersion", "v1"},
+                               {"metadata", {{"resourceVersion", std::to_string(from)}}}};
+        if (!write(Line("BOOKMARK", mark))) return false;
+      }
+    }
+    sink.done();
+    return true;
+  });
+}
+
+}  // namespace gpua::testing

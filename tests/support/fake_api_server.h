@@ -1,0 +1,101 @@
+// An in-process Kubernetes API server for integration tests, over loopback HTTP/1.1. It
+// follows the documented semantics the client relies on, for any resource under /api/v1
+// (pods, nodes, ...):
+// - every change gets the next resourceVersion (one counter for the whole server);
+// - LIST with limit/continue paging; every page carries the list's resourceVersion;
+// - WATCH from a resourceVersion: the events after it, newline-separated JSON
+//   {"type","object"}, chunked; from 0 or none, synthetic ADDED events for what exists
+//   first; BOOKMARK events (metadata.resourceVersion only) when allowWatchBookmarks is set;
+//   the stream ends at timeoutSeconds;
+// - a watch from a compacted resourceVersion gets one ERROR event whose Status has code
+//   410, as a real server answers;
+// - labelSelector with key=value terms, fieldSelector metadata.name= and spec.nodeName=.
+// Fault injection: cut the next watch stream after N bytes (mid-object), put a malformed
+// line into it, answer the next N requests with a status code.
+//
+// Where it differs from a real API server: list pages after the first come from the state
+// at the time of the page, not a snapshot at the first page's resourceVersion; selectors
+// support only the forms above; writes over HTTP are not served yet (tests change objects
+// through the C++ methods).
+#ifndef GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
+#define GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
+
+#include <httplib.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace gpua::testing {
+
+class FakeApiServer {
+ public:
+  FakeApiServer();
+  ~FakeApiServer();
+
+  std::string url() const;
+  int port() const { return port_; }
+
+  // Creates or replaces an object of `resource` ("pods"); sets its resourceVersion and
+  // returns it.
+  int64_t Upsert(const std::string& resource, nlohmann::json object);
+  int64_t Delete(const std::string& resource, const std::string& ns, const std::string& name);
+  // Forgets the events so far: watches from before now get 410.
+  void Compact();
+  int64_t resource_version() const;
+
+  // Trouble for the next watch: end the stream after `bytes` of events.
+  void CutNextWatchAfter(size_t bytes);
+  // A line that is not JSON in the next watch, before its events.
+  void PoisonNextWatch();
+  // The next `count` requests answer `status`.
+  void FailNext(int count, int status);
+  // How often a bookmark is sent on watches that allow them.
+  void SetBookmarkInterval(std::chrono::milliseconds interval);
+  int requests() const;
+
+ private:
+  struct Event {
+    int64_t rv;
+    std::string type;
+    nlohmann::json object;
+    std::string resource;
+  };
+
+  void HandleGet(const httplib::Request& req, httplib::Response& res);
+  void List(const std::string& resource, const std::string& ns, const httplib::Request& req,
+            httplib::Response& res);
+  void Watch(const std::string& resource, const std::string& ns, const httplib::Request& req,
+             httplib::Response& res);
+  bool Selected(const nlohmann::json& object, const std::string& ns,
+                const httplib::Request& req) const;
+
+  mutable absl::Mutex mu_;
+  absl::CondVar changed_;
+  int64_t rv_ ABSL_GUARDED_BY(mu_) = 100;
+  int64_t compacted_ ABSL_GUARDED_BY(mu_) = 0;
+  // resource -> "ns/name" -> object
+  std::map<std::string, std::map<std::string, nlohmann::json>> objects_ ABSL_GUARDED_BY(mu_);
+  std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
+  size_t cut_after_ ABSL_GUARDED_BY(mu_) = 0;
+  bool poison_ ABSL_GUARDED_BY(mu_) = false;
+  int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
+  int fail_status_ ABSL_GUARDED_BY(mu_) = 500;
+  int requests_ ABSL_GUARDED_BY(mu_) = 0;
+  std::chrono::milliseconds bookmark_interval_ ABSL_GUARDED_BY(mu_){200};
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace gpua::testing
+
+#endif  // GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
