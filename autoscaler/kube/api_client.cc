@@ -289,10 +289,12 @@ class Call {
 
 absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::string_view path,
                                                 absl::string_view body,
-                                                absl::string_view content_type) {
+                                                absl::string_view content_type,
+                                                absl::Duration timeout) {
   GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
   limiter_.Wait();
-  Call call(config_, options_, credentials_->share, token, method, path, options_.timeout);
+  Call call(config_, options_, credentials_->share, token, method, path,
+            timeout > absl::ZeroDuration() ? timeout : options_.timeout);
   HttpResponse response;
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &response.body);

@@ -54,9 +54,11 @@ class ApiClient {
 
   // One request; `path` includes the query ("/api/v1/pods?limit=500"). Any HTTP status is
   // a response; only transport failures (refused, TLS, timeout) are errors.
+  // `timeout` zero: the client's.
   absl::StatusOr<HttpResponse> Request(absl::string_view method, absl::string_view path,
                                        absl::string_view body = "",
-                                       absl::string_view content_type = "application/json");
+                                       absl::string_view content_type = "application/json",
+                                       absl::Duration timeout = absl::ZeroDuration());
 
   // A streaming GET (a watch): calls `on_line` with each complete line as it arrives, until
   // the server ends the response, `on_line` returns false, `stop` becomes true, or

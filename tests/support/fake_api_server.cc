@@ -45,11 +45,17 @@ std::string Field(const nlohmann::json& o, absl::string_view path) {
 }  // namespace
 
 FakeApiServer::FakeApiServer() {
-  const auto get = [this](const httplib::Request& req, httplib::Response& res) {
-    HandleGet(req, res);
-  };
-  server_.Get(R"(/api/v1/namespaces/([^/]+)/([^/]+))", get);
-  server_.Get(R"(/api/v1/([^/]+))", get);
+  server_.Get(".*",
+              [this](const httplib::Request& req, httplib::Response& res) { HandleGet(req, res); });
+  for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
+    const auto handler = [this, method](const httplib::Request& req, httplib::Response& res) {
+      HandleWrite(method, req, res);
+    };
+    if (std::string(method) == "POST") server_.Post(".*", handler);
+    if (std::string(method) == "PUT") server_.Put(".*", handler);
+    if (std::string(method) == "PATCH") server_.Patch(".*", handler);
+    if (std::string(method) == "DELETE") server_.Delete(".*", handler);
+  }
   port_ = server_.bind_to_any_port("127.0.0.1");
   thread_ = std::thread([this] { server_.listen_after_bind(); });
   for (int i = 0; i < 500 && !server_.is_running(); ++i) {
@@ -152,26 +158,129 @@ bool FakeApiServer::Selected(const nlohmann::json& o, const std::string& ns,
   return true;
 }
 
+std::optional<FakeApiServer::Target> FakeApiServer::Parse(const std::string& path) {
+  std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
+  size_t at = 0;
+  if (parts.size() >= 2 && parts[0] == "api" && parts[1] == "v1") {
+    at = 2;
+  } else if (parts.size() >= 3 && parts[0] == "apis") {
+    at = 3;
+  } else {
+    return std::nullopt;
+  }
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(at), parts.end());
+  Target t;
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    t.ns = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  if (rest.empty() || rest.size() > 3) return std::nullopt;
+  t.resource = rest[0];
+  if (rest.size() >= 2) t.name = rest[1];
+  if (rest.size() == 3) t.subresource = rest[2];
+  return t;
+}
+
+bool FakeApiServer::Injected(httplib::Response& res) {
+  absl::MutexLock lock(&mu_);
+  ++requests_;
+  if (fail_count_ <= 0) return false;
+  --fail_count_;
+  res.status = fail_status_;
+  res.set_content(StatusObject(fail_status_, "injected failure").dump(), "application/json");
+  return true;
+}
+
 void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& res) {
-  const bool namespaced = req.matches.size() == 3;
-  const std::string ns = namespaced ? std::string(req.matches[1]) : "";
-  const std::string resource = req.matches[namespaced ? 2 : 1];
-  {
+  std::optional<Target> t = Parse(req.path);
+  if (Injected(res)) return;
+  if (!t.has_value()) {
+    res.status = 404;
+    return;
+  }
+  if (!t->name.empty()) {
     absl::MutexLock lock(&mu_);
-    ++requests_;
-    if (fail_count_ > 0) {
-      --fail_count_;
-      res.status = fail_status_;
-      res.set_content(StatusObject(fail_status_, "injected failure").dump(), "application/json");
+    auto& bucket = objects_[t->resource];
+    auto it = bucket.find(absl::StrCat(t->ns, "/", t->name));
+    if (it == bucket.end()) {
+      res.status = 404;
+      res.set_content(StatusObject(404, absl::StrCat(t->name, " not found")).dump(),
+                      "application/json");
       return;
     }
+    res.set_content(it->second.dump(), "application/json");
+    return;
   }
   const std::string watch = req.get_param_value("watch");
   if (watch == "1" || watch == "true") {
-    Watch(resource, ns, req, res);
+    Watch(t->resource, t->ns, req, res);
   } else {
-    List(resource, ns, req, res);
+    List(t->resource, t->ns, req, res);
   }
+}
+
+void FakeApiServer::HandleWrite(const std::string& method, const httplib::Request& req,
+                                httplib::Response& res) {
+  std::optional<Target> t = Parse(req.path);
+  if (Injected(res)) return;
+  const auto answer = [&](int status, const nlohmann::json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+  };
+  if (!t.has_value() || !t->subresource.empty())
+    return answer(404, StatusObject(404, "no such path"));
+  nlohmann::json body =
+      req.body.empty() ? nlohmann::json() : nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded()) return answer(400, StatusObject(400, "body is not JSON"));
+  absl::MutexLock lock(&mu_);
+  auto& bucket = objects_[t->resource];
+  const std::string name = method == "POST" ? body["metadata"].value("name", "") : t->name;
+  const std::string key = absl::StrCat(t->ns, "/", name);
+  auto it = bucket.find(key);
+  const auto store = [&](nlohmann::json object, const std::string& type, int status) {
+    object["metadata"]["name"] = name;
+    if (!t->ns.empty()) object["metadata"]["namespace"] = t->ns;
+    object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    bucket[key] = object;
+    events_.push_back({rv_, type, object, t->resource});
+    changed_.SignalAll();
+    answer(status, object);
+  };
+  if (method == "POST") {
+    if (name.empty()) return answer(422, StatusObject(422, "metadata.name is required"));
+    if (it != bucket.end())
+      return answer(409, StatusObject(409, absl::StrCat(name, " already exists")));
+    return store(std::move(body), "ADDED", 201);
+  }
+  if (it == bucket.end()) return answer(404, StatusObject(404, absl::StrCat(name, " not found")));
+  if (method == "DELETE") {
+    nlohmann::json last = it->second;
+    bucket.erase(it);
+    last["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    events_.push_back({rv_, "DELETED", last, t->resource});
+    changed_.SignalAll();
+    return answer(200, last);
+  }
+  nlohmann::json updated;
+  if (method == "PUT") {
+    const std::string want = body["metadata"].value("resourceVersion", "");
+    if (!want.empty() && want != it->second["metadata"].value("resourceVersion", "")) {
+      return answer(409, StatusObject(409,
+                                      "the object has been modified; please apply your "
+                                      "changes to the latest version and try again"));
+    }
+    updated = std::move(body);
+  } else if (req.get_header_value("Content-Type") == "application/json-patch+json") {
+    try {
+      updated = it->second.patch(body);
+    } catch (const nlohmann::json::exception& e) {
+      return answer(422, StatusObject(422, e.what()));
+    }
+  } else {
+    updated = it->second;
+    updated.merge_patch(body);
+  }
+  store(std::move(updated), "MODIFIED", 200);
 }
 
 void FakeApiServer::List(const std::string& resource, const std::string& ns,

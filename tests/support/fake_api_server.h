@@ -10,13 +10,17 @@
 // - a watch from a compacted resourceVersion gets one ERROR event whose Status has code
 //   410, as a real server answers;
 // - labelSelector with key=value terms, fieldSelector metadata.name= and spec.nodeName=.
+// - writes: POST (create; 409 AlreadyExists), GET of one object, PUT (update; 409 Conflict
+//   when metadata.resourceVersion is given and stale), PATCH as JSON merge patch or JSON
+//   patch (a failed "test" is 422), DELETE; for /api/v1 and /apis/<group>/<version> paths
+//   (leases under coordination.k8s.io).
 // Fault injection: cut the next watch stream after N bytes (mid-object), put a malformed
 // line into it, answer the next N requests with a status code.
 //
 // Where it differs from a real API server: list pages after the first come from the state
 // at the time of the page, not a snapshot at the first page's resourceVersion; selectors
-// support only the forms above; writes over HTTP are not served yet (tests change objects
-// through the C++ methods).
+// support only the forms above; no admission, defaulting, validation, status subresource
+// or field ownership; a resource is known by its plural name alone (not its group).
 #ifndef GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
 #define GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
 
@@ -26,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -68,7 +73,14 @@ class FakeApiServer {
     std::string resource;
   };
 
+  struct Target {
+    std::string ns, resource, name, subresource;
+  };
+  static std::optional<Target> Parse(const std::string& path);
+  // Counts the request and answers an injected failure; true when it did.
+  bool Injected(httplib::Response& res);
   void HandleGet(const httplib::Request& req, httplib::Response& res);
+  void HandleWrite(const std::string& method, const httplib::Request& req, httplib::Response& res);
   void List(const std::string& resource, const std::string& ns, const httplib::Request& req,
             httplib::Response& res);
   void Watch(const std::string& resource, const std::string& ns, const httplib::Request& req,

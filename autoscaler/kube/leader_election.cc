@@ -1,0 +1,125 @@
+#include "autoscaler/kube/leader_election.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "estimator/status_macros.h"
+
+namespace gpua::kube {
+namespace {
+
+// metav1.MicroTime: RFC 3339 with microseconds, UTC.
+std::string MicroTime(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+}
+
+absl::Time ParseMicroTime(const std::string& text) {
+  absl::Time t;
+  std::string err;
+  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err)) return absl::InfinitePast();
+  return t;
+}
+
+}  // namespace
+
+LeaderElector::LeaderElector(ApiClient& client, LeaderElectionConfig config)
+    : client_(client), config_(std::move(config)) {}
+
+std::string LeaderElector::Path(bool with_name) const {
+  std::string path =
+      absl::StrCat("/apis/coordination.k8s.io/v1/namespaces/", config_.namespace_name, "/leases");
+  if (with_name) absl::StrAppend(&path, "/", config_.lease_name);
+  return path;
+}
+
+nlohmann::json LeaderElector::NewLease(absl::Time now, int32_t transitions,
+                                       absl::Time acquired) const {
+  return {{"apiVersion", "coordination.k8s.io/v1"},
+          {"kind", "Lease"},
+          {"metadata", {{"name", config_.lease_name}, {"namespace", config_.namespace_name}}},
+          {"spec",
+           {{"holderIdentity", config_.identity},
+            {"leaseDurationSeconds", absl::ToInt64Seconds(config_.lease_duration)},
+            {"acquireTime", MicroTime(acquired)},
+            {"renewTime", MicroTime(now)},
+            {"leaseTransitions", transitions}}}};
+}
+
+absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
+  const absl::Time now = absl::Now();
+  GPUA_ASSIGN_OR_RETURN(HttpResponse got,
+                        client_.Request("GET", Path(true), "", "application/json", CallTimeout()));
+  if (got.status == 404) {
+    GPUA_ASSIGN_OR_RETURN(HttpResponse created,
+                          client_.Request("POST", Path(false), NewLease(now, 0, now).dump(),
+                                          "application/json", CallTimeout()));
+    return created.status == 201;
+  }
+  if (got.status != 200) {
+    return absl::UnavailableError(
+        absl::StrCat("get lease ", config_.lease_name, ": HTTP ", got.status));
+  }
+  nlohmann::json lease = nlohmann::json::parse(got.body, nullptr, false);
+  if (lease.is_discarded() || !lease.contains("spec") || !lease.contains("metadata")) {
+    return absl::DataLossError(absl::StrCat("lease ", config_.lease_name, ": not a Lease"));
+  }
+  const nlohmann::json& spec = lease["spec"];
+  const std::string spec_text = spec.dump();
+  if (spec_text != observed_) {  // it changed: judge it from now on
+    observed_ = spec_text;
+    observed_at_ = now;
+  }
+  const std::string holder = spec.value("holderIdentity", "");
+  const absl::Duration held_for = absl::Seconds(spec.value("leaseDurationSeconds", 0));
+  if (!holder.empty() && holder != config_.identity && observed_at_ + held_for > now) {
+    return false;  // someone else holds it and renews it
+  }
+  int32_t transitions = spec.value("leaseTransitions", 0);
+  absl::Time acquired = ParseMicroTime(spec.value("acquireTime", ""));
+  if (holder != config_.identity) {
+    ++transitions;
+    acquired = now;
+  }
+  nlohmann::json update = NewLease(now, transitions, acquired);
+  update["metadata"]["resourceVersion"] = lease["metadata"].value("resourceVersion", "");
+  GPUA_ASSIGN_OR_RETURN(HttpResponse put, client_.Request("PUT", Path(true), update.dump(),
+                                                          "application/json", CallTimeout()));
+  if (put.status == 200) {
+    observed_ = update["spec"].dump();
+    observed_at_ = now;
+  }
+  return put.status == 200;  // 409: someone else wrote it first
+}
+
+// An attempt makes two calls; both must fit the renew deadline, or a hung API server
+// would keep a leader acting after its lease could have passed on.
+absl::Duration LeaderElector::CallTimeout() const { return config_.renew_deadline / 2; }
+
+bool LeaderElector::WaitFor(absl::Duration d, const std::atomic<bool>& stop) const {
+  const absl::Time until = absl::Now() + d;
+  while (!stop && absl::Now() < until) absl::SleepFor(absl::Milliseconds(10));
+  return !stop;
+}
+
+void LeaderElector::Run(const std::atomic<bool>& stop, const std::function<void()>& on_started,
+                        const std::function<void()>& on_stopped) {
+  while (!stop) {
+    absl::StatusOr<bool> got = TryAcquireOrRenew();
+    if (got.ok() && *got) break;
+    if (!WaitFor(config_.retry_period, stop)) return;
+  }
+  leading_ = true;
+  on_started();
+  absl::Time renewed = absl::Now();
+  while (WaitFor(config_.retry_period, stop)) {
+    absl::StatusOr<bool> kept = TryAcquireOrRenew();
+    if (kept.ok() && *kept) {
+      renewed = absl::Now();
+    } else if (absl::Now() - renewed >= config_.renew_deadline) {
+      break;  // stop acting before the lease can pass to someone else
+    }
+  }
+  leading_ = false;
+  on_stopped();
+}
+
+}  // namespace gpua::kube

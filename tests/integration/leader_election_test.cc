@@ -1,0 +1,108 @@
+// Leader election on a Lease in the fake API server: one leader at a time, takeover after
+// the leader stops, and a leader that cannot renew steps down before its lease runs out.
+#include "autoscaler/kube/leader_election.h"
+
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::kube {
+namespace {
+
+using testing::FakeApiServer;
+
+LeaderElectionConfig Fast(const std::string& identity) {
+  LeaderElectionConfig c;
+  c.namespace_name = "kube-system";
+  c.identity = identity;
+  c.lease_duration = absl::Milliseconds(3000);
+  c.renew_deadline = absl::Milliseconds(2000);
+  c.retry_period = absl::Milliseconds(300);
+  return c;
+}
+
+std::unique_ptr<ApiClient> Client(const FakeApiServer& server) {
+  RestConfig config;
+  config.server = server.url();
+  ClientOptions options;
+  options.qps = 0;
+  return *ApiClient::Create(config, options);
+}
+
+// A candidate campaigning in its own thread.
+struct Candidate {
+  std::unique_ptr<ApiClient> client;
+  LeaderElector elector;
+  std::atomic<bool> stop{false};
+  std::atomic<bool> stepped_down{false};
+  std::thread thread;
+  Candidate(const FakeApiServer& server, const std::string& id)
+      : client(Client(server)), elector(*client, Fast(id)) {
+    thread = std::thread([this] {
+      elector.Run(
+          stop, [] {}, [this] { stepped_down = true; });
+    });
+  }
+  ~Candidate() { Stop(); }
+  void Stop() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
+
+bool Eventually(const std::function<bool()>& condition, absl::Duration within) {
+  const absl::Time until = absl::Now() + within;
+  while (absl::Now() < until) {
+    if (condition()) return true;
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  return condition();
+}
+
+TEST_CASE("two candidates: exactly one leads; the other takes over after it stops",
+          "[kube][leader]") {
+  FakeApiServer server;
+  auto a = std::make_unique<Candidate>(server, "autoscaler-a");
+  auto b = std::make_unique<Candidate>(server, "autoscaler-b");
+  REQUIRE(
+      Eventually([&] { return a->elector.leading() || b->elector.leading(); }, absl::Seconds(10)));
+  // Watch for a while: never both.
+  for (int i = 0; i < 100; ++i) {
+    CHECK(!(a->elector.leading() && b->elector.leading()));
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  std::unique_ptr<Candidate>& leader = a->elector.leading() ? a : b;
+  std::unique_ptr<Candidate>& other = a->elector.leading() ? b : a;
+  const absl::Time stopped = absl::Now();
+  leader->Stop();  // as a crash: the lease is not released
+  REQUIRE(Eventually([&] { return other->elector.leading(); }, absl::Seconds(10)));
+  // Within lease duration + retry period (+ slack for a loaded CI machine).
+  CHECK(absl::Now() - stopped < absl::Milliseconds(3000 + 300 + 1000));
+}
+
+TEST_CASE("a leader that cannot renew steps down within the renew deadline", "[kube][leader]") {
+  FakeApiServer server;
+  Candidate only(server, "autoscaler-a");
+  REQUIRE(Eventually([&] { return only.elector.leading(); }, absl::Seconds(10)));
+  server.FailNext(1'000'000, 503);  // the API server is gone for good
+  const absl::Time broke = absl::Now();
+  REQUIRE(Eventually([&] { return only.stepped_down.load(); }, absl::Seconds(10)));
+  CHECK(!only.elector.leading());
+  // Before the lease could pass to anyone else.
+  CHECK(absl::Now() - broke < absl::Milliseconds(3000));
+}
+
+TEST_CASE("a lease held and renewed by another is not taken", "[kube][leader]") {
+  FakeApiServer server;
+  auto client = Client(server);
+  LeaderElector first(*client, Fast("first"));
+  LeaderElector second(*client, Fast("second"));
+  REQUIRE(*first.TryAcquireOrRenew());
+  CHECK(!*second.TryAcquireOrRenew());
+  CHECK(*first.TryAcquireOrRenew());  // renewing
+  CHECK(!*second.TryAcquireOrRenew());
+}
+
+}  // namespace
+}  // namespace gpua::kube
