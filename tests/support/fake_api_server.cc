@@ -125,6 +125,11 @@ void FakeApiServer::PoisonNextWatch() {
   poison_ = true;
 }
 
+void FakeApiServer::ConflictNextUpdate() {
+  absl::MutexLock lock(&mu_);
+  conflict_next_update_ = true;
+}
+
 void FakeApiServer::FailNext(int count, int status) {
   absl::MutexLock lock(&mu_);
   fail_count_ = count;
@@ -227,8 +232,13 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     res.status = status;
     res.set_content(body.dump(), "application/json");
   };
-  if (!t.has_value() || !t->subresource.empty())
+  if (t.has_value() && method == "POST" && t->resource == "pods" && t->subresource == "eviction") {
+    absl::MutexLock lock(&mu_);
+    return Evict(*t, res);
+  }
+  if (!t.has_value() || !t->subresource.empty()) {
     return answer(404, StatusObject(404, "no such path"));
+  }
   nlohmann::json body =
       req.body.empty() ? nlohmann::json() : nlohmann::json::parse(req.body, nullptr, false);
   if (body.is_discarded()) return answer(400, StatusObject(400, "body is not JSON"));
@@ -264,7 +274,8 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
   nlohmann::json updated;
   if (method == "PUT") {
     const std::string want = body["metadata"].value("resourceVersion", "");
-    if (!want.empty() && want != it->second["metadata"].value("resourceVersion", "")) {
+    if (std::exchange(conflict_next_update_, false) ||
+        (!want.empty() && want != it->second["metadata"].value("resourceVersion", ""))) {
       return answer(409, StatusObject(409,
                                       "the object has been modified; please apply your "
                                       "changes to the latest version and try again"));
@@ -394,6 +405,52 @@ void FakeApiServer::Watch(const std::string& resource, const std::string& ns,
     sink.done();
     return true;
   });
+}
+
+void FakeApiServer::Evict(const Target& t, httplib::Response& res) {
+  const auto answer = [&](int status, const std::string& message) {
+    res.status = status;
+    res.set_content(StatusObject(status, message).dump(), "application/json");
+  };
+  auto& pods = objects_["pods"];
+  auto pod = pods.find(absl::StrCat(t.ns, "/", t.name));
+  if (pod == pods.end()) return answer(404, absl::StrCat("pods \"", t.name, "\" not found"));
+  const nlohmann::json labels = pod->second["metadata"].value("labels", nlohmann::json::object());
+  std::vector<nlohmann::json*> budgets;
+  for (auto& [key, pdb] : objects_["poddisruptionbudgets"]) {
+    if (pdb["metadata"].value("namespace", "") != t.ns) continue;
+    const nlohmann::json match =
+        pdb["spec"]["selector"].value("matchLabels", nlohmann::json::object());
+    bool selects = true;
+    for (auto it = match.begin(); it != match.end(); ++it) {
+      selects = selects && labels.value(it.key(), "") == it.value().get<std::string>();
+    }
+    if (selects) budgets.push_back(&pdb);
+  }
+  if (budgets.size() > 1) {
+    return answer(500,
+                  "This pod has more than one PodDisruptionBudget, which the eviction "
+                  "subresource does not support.");
+  }
+  if (budgets.size() == 1) {
+    nlohmann::json& pdb = *budgets[0];
+    const int allowed = pdb["status"].value("disruptionsAllowed", 0);
+    if (allowed < 1) {
+      return answer(429, absl::StrCat("Cannot evict pod as it would violate the pod's "
+                                      "disruption budget ",
+                                      pdb["metadata"].value("name", "")));
+    }
+    pdb["status"]["disruptionsAllowed"] = allowed - 1;
+    pdb["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  }
+  nlohmann::json last = pod->second;
+  pods.erase(pod);
+  last["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  events_.push_back({rv_, "DELETED", last, "pods"});
+  changed_.SignalAll();
+  res.status = 201;
+  res.set_content(R"({"kind":"Status","apiVersion":"v1","status":"Success","code":201})",
+                  "application/json");
 }
 
 }  // namespace gpua::testing

@@ -10,6 +10,9 @@
 // - a watch from a compacted resourceVersion gets one ERROR event whose Status has code
 //   410, as a real server answers;
 // - labelSelector with key=value terms, fieldSelector metadata.name= and spec.nodeName=.
+// - evictions (POST pods/<name>/eviction) consult the PodDisruptionBudgets whose matchLabels
+//   select the pod: none or one allowing a disruption evicts (201) and uses it up; one
+//   allowing none answers 429; more than one answers 500, as a real server does;
 // - writes: POST (create; 409 AlreadyExists), GET of one object, PUT (update; 409 Conflict
 //   when metadata.resourceVersion is given and stale), PATCH as JSON merge patch or JSON
 //   patch (a failed "test" is 422), DELETE; for /api/v1 and /apis/<group>/<version> paths
@@ -59,6 +62,8 @@ class FakeApiServer {
   void CutNextWatchAfter(size_t bytes);
   // A line that is not JSON in the next watch, before its events.
   void PoisonNextWatch();
+  // The next PUT answers 409 as if someone else had just written the object.
+  void ConflictNextUpdate();
   // The next `count` requests answer `status`.
   void FailNext(int count, int status);
   // How often a bookmark is sent on watches that allow them.
@@ -81,6 +86,7 @@ class FakeApiServer {
   bool Injected(httplib::Response& res);
   void HandleGet(const httplib::Request& req, httplib::Response& res);
   void HandleWrite(const std::string& method, const httplib::Request& req, httplib::Response& res);
+  void Evict(const Target& t, httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void List(const std::string& resource, const std::string& ns, const httplib::Request& req,
             httplib::Response& res);
   void Watch(const std::string& resource, const std::string& ns, const httplib::Request& req,
@@ -97,6 +103,7 @@ class FakeApiServer {
   std::vector<Event> events_ ABSL_GUARDED_BY(mu_);
   size_t cut_after_ ABSL_GUARDED_BY(mu_) = 0;
   bool poison_ ABSL_GUARDED_BY(mu_) = false;
+  bool conflict_next_update_ ABSL_GUARDED_BY(mu_) = false;
   int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
   int fail_status_ ABSL_GUARDED_BY(mu_) = 500;
   int requests_ ABSL_GUARDED_BY(mu_) = 0;

@@ -1,0 +1,193 @@
+#include "autoscaler/kube/api_kube_writer.h"
+
+#include <algorithm>
+
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "estimator/status_macros.h"
+
+namespace gpua::kube {
+namespace {
+
+constexpr int kConflictRetries = 5;
+
+std::string NodePath(const std::string& node) { return absl::StrCat("/api/v1/nodes/", node); }
+
+absl::Status Failed(absl::string_view what, const HttpResponse& res) {
+  const std::string message =
+      absl::StrCat(what, ": HTTP ", res.status, ": ", absl::string_view(res.body).substr(0, 300));
+  if (res.status == 404) return absl::NotFoundError(message);
+  if (res.status == 409) return absl::AbortedError(message);
+  if (res.status == 429 || res.status >= 500) return absl::UnavailableError(message);
+  return absl::FailedPreconditionError(message);
+}
+
+std::string Now() {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+}
+
+}  // namespace
+
+ApiKubeWriter::ApiKubeWriter(ApiClient& client, std::string component)
+    : client_(client), component_(std::move(component)) {}
+
+absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::string_view what,
+                                            const std::function<bool(nlohmann::json&)>& change) {
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
+    GPUA_ASSIGN_OR_RETURN(HttpResponse got, client_.Request("GET", path));
+    if (got.status != 200) return Failed(what, got);
+    nlohmann::json object = nlohmann::json::parse(got.body, nullptr, false);
+    if (object.is_discarded() || !object.is_object()) {
+      return absl::DataLossError(absl::StrCat(what, ": the server sent no object"));
+    }
+    if (!change(object)) return absl::OkStatus();  // nothing to do
+    GPUA_ASSIGN_OR_RETURN(HttpResponse put, client_.Request("PUT", path, object.dump()));
+    if (put.status == 200) return absl::OkStatus();
+    if (put.status != 409) return Failed(what, put);
+  }
+  return absl::AbortedError(
+      absl::StrCat(what, ": still conflicting after ", kConflictRetries, " attempts"));
+}
+
+absl::Status ApiKubeWriter::MergePatch(const std::string& path, absl::string_view what,
+                                       const nlohmann::json& patch) {
+  GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("PATCH", path, patch.dump(),
+                                                          "application/merge-patch+json"));
+  if (res.status != 200) return Failed(what, res);
+  return absl::OkStatus();
+}
+
+absl::Status ApiKubeWriter::AddTaint(const std::string& node, const Taint& taint) {
+  return ReadModifyWrite(NodePath(node), absl::StrCat("taint node ", node), [&](nlohmann::json& n) {
+    nlohmann::json& taints = n["spec"]["taints"];
+    if (!taints.is_array()) taints = nlohmann::json::array();
+    const std::string effect(TaintEffectName(taint.effect));
+    for (nlohmann::json& t : taints) {
+      if (t.value("key", "") == taint.key && t.value("effect", "") == effect) {
+        if (t.value("value", "") == taint.value) return false;  // already there
+        t["value"] = taint.value;
+        return true;
+      }
+    }
+    taints.push_back({{"key", taint.key}, {"value", taint.value}, {"effect", effect}});
+    return true;
+  });
+}
+
+absl::Status ApiKubeWriter::RemoveTaint(const std::string& node, const std::string& key) {
+  return ReadModifyWrite(NodePath(node), absl::StrCat("untaint node ", node),
+                         [&](nlohmann::json& n) {
+                           nlohmann::json& taints = n["spec"]["taints"];
+                           if (!taints.is_array()) return false;
+                           const size_t before = taints.size();
+                           nlohmann::json kept = nlohmann::json::array();
+                           for (const nlohmann::json& t : taints) {
+                             if (t.value("key", "") != key) kept.push_back(t);
+                           }
+                           taints = std::move(kept);
+                           return taints.size() != before;
+                         });
+}
+
+absl::Status ApiKubeWriter::SetUnschedulable(const std::string& node, bool unschedulable) {
+  return MergePatch(NodePath(node),
+                    absl::StrCat(unschedulable ? "cordon" : "uncordon", " node ", node),
+                    {{"spec", {{"unschedulable", unschedulable}}}});
+}
+
+absl::Status ApiKubeWriter::Annotate(const std::string& node, const std::string& key,
+                                     std::optional<std::string> value) {
+  nlohmann::json v = value.has_value() ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  return MergePatch(NodePath(node), absl::StrCat("annotate node ", node),
+                    {{"metadata", {{"annotations", {{key, v}}}}}});
+}
+
+absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
+  GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("DELETE", NodePath(node)));
+  if (res.status == 200 || res.status == 202 || res.status == 404) return absl::OkStatus();
+  return Failed(absl::StrCat("delete node ", node), res);
+}
+
+absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace_name,
+                                                    const std::string& pod) {
+  const nlohmann::json eviction = {{"apiVersion", "policy/v1"},
+                                   {"kind", "Eviction"},
+                                   {"metadata", {{"name", pod}, {"namespace", namespace_name}}}};
+  GPUA_ASSIGN_OR_RETURN(
+      HttpResponse res,
+      client_.Request(
+          "POST", absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/eviction"),
+          eviction.dump()));
+  if (res.status == 200 || res.status == 201) return EvictionResult::kEvicted;
+  if (res.status == 429) return EvictionResult::kBlockedByBudget;
+  if (res.status == 404) return EvictionResult::kGone;
+  // 500 here is how the API server says more than one budget selects the pod.
+  return Failed(absl::StrCat("evict pod ", namespace_name, "/", pod), res);
+}
+
+absl::Status ApiKubeWriter::RecordEvent(const EventRecord& e) {
+  const std::string ns = e.object.namespace_name.empty() ? "default" : e.object.namespace_name;
+  const std::string key =
+      absl::StrCat(e.object.kind, "/", ns, "/", e.object.name, "/", e.reason, "/", e.message);
+  const std::string base = absl::StrCat("/api/v1/namespaces/", ns, "/events");
+  std::string name;
+  int count = 1;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = events_.find(key);
+    if (it != events_.end()) {
+      name = it->second.first;
+      count = ++it->second.second;
+    }
+  }
+  if (count > 1) {  // a repeat: count it on the Event already there
+    absl::Status s = MergePatch(absl::StrCat(base, "/", name), "update event",
+                                {{"count", count}, {"lastTimestamp", Now()}});
+    if (!absl::IsNotFound(s)) return s;  // gone (expired): record it afresh
+    count = 1;
+  }
+  name = absl::StrCat(e.object.name, ".", absl::Hex(absl::HashOf(key)));
+  const nlohmann::json event = {{"apiVersion", "v1"},
+                                {"kind", "Event"},
+                                {"metadata", {{"name", name}, {"namespace", ns}}},
+                                {"involvedObject",
+                                 {{"kind", e.object.kind},
+                                  {"namespace", e.object.namespace_name},
+                                  {"name", e.object.name},
+                                  {"uid", e.object.uid}}},
+                                {"type", e.type},
+                                {"reason", e.reason},
+                                {"message", e.message},
+                                {"count", 1},
+                                {"firstTimestamp", Now()},
+                                {"lastTimestamp", Now()},
+                                {"source", {{"component", component_}}}};
+  GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, event.dump()));
+  if (res.status != 201 && res.status != 409) return Failed("record event", res);
+  absl::MutexLock lock(&mu_);
+  events_[key] = {name, 1};
+  return absl::OkStatus();
+}
+
+absl::Status ApiKubeWriter::WriteConfigMap(const std::string& namespace_name,
+                                           const std::string& name,
+                                           const std::map<std::string, std::string>& data) {
+  const std::string base = absl::StrCat("/api/v1/namespaces/", namespace_name, "/configmaps");
+  const std::string what = absl::StrCat("write configmap ", namespace_name, "/", name);
+  absl::Status updated =
+      ReadModifyWrite(absl::StrCat(base, "/", name), what, [&](nlohmann::json& cm) {
+        cm["data"] = data;
+        return true;
+      });
+  if (!absl::IsNotFound(updated)) return updated;
+  const nlohmann::json cm = {{"apiVersion", "v1"},
+                             {"kind", "ConfigMap"},
+                             {"metadata", {{"name", name}, {"namespace", namespace_name}}},
+                             {"data", data}};
+  GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, cm.dump()));
+  if (res.status != 201) return Failed(what, res);
+  return absl::OkStatus();
+}
+
+}  // namespace gpua::kube
