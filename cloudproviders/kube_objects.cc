@@ -441,6 +441,61 @@ PodSpec DecodePod(const nlohmann::json& object) {
   return pod;
 }
 
+PodObject DecodePodObject(const nlohmann::json& object) {
+  PodObject out;
+  out.spec = DecodePod(object);
+  if (!object.is_object()) return out;
+  const JsonReader obj(object, "");
+  out.resource_version = obj.Field("metadata").Field("resourceVersion").String().value_or("");
+  const JsonReader status = obj.Field("status");
+  out.phase = status.Field("phase").String().value_or("");
+  out.nominated_node = status.Field("nominatedNodeName").String().value_or("");
+  const nlohmann::json& conditions = status.Field("conditions").value();
+  if (conditions.is_array()) {
+    for (const nlohmann::json& c : conditions) {
+      if (c.is_object() && c.value("type", "") == "PodScheduled" &&
+          c.value("status", "") == "False" && c.value("reason", "") == "Unschedulable") {
+        out.unschedulable = true;
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object) {
+  const JsonReader obj(object, "");
+  NodeObject out;
+  const JsonReader meta = obj.Field("metadata");
+  const auto fail = [&](const absl::Status& s) {
+    return absl::InvalidArgumentError(absl::StrCat("Node ", out.node.name, ": ", s.message()));
+  };
+  out.node.name = meta.Field("name").String().value_or("");
+  if (!object.is_object() || out.node.name.empty()) {
+    return fail(meta.Field("name").Error("missing"));
+  }
+  const auto read = [&]() -> absl::Status {
+    GPUA_ASSIGN_OR_RETURN(out.node.labels, meta.Field("labels").StringMap());
+    GPUA_ASSIGN_OR_RETURN(out.annotations, meta.Field("annotations").StringMap());
+    GPUA_ASSIGN_OR_RETURN(out.created, meta.Field("creationTimestamp").String());
+    GPUA_ASSIGN_OR_RETURN(out.resource_version, meta.Field("resourceVersion").String());
+    const JsonReader spec = obj.Field("spec");
+    GPUA_ASSIGN_OR_RETURN(out.node.taints, DecodeTaints(spec.Field("taints")));
+    GPUA_ASSIGN_OR_RETURN(out.node.unschedulable, spec.Field("unschedulable").Bool());
+    GPUA_ASSIGN_OR_RETURN(out.provider_id, spec.Field("providerID").String());
+    const JsonReader status = obj.Field("status");
+    GPUA_ASSIGN_OR_RETURN(out.node.allocatable, status.Field("allocatable").Resources());
+    GPUA_ASSIGN_OR_RETURN(out.capacity, status.Field("capacity").Resources());
+    return status.Field("conditions").ForEach([&](const JsonReader& c) -> absl::Status {
+      GPUA_ASSIGN_OR_RETURN(std::string type, c.Field("type").String());
+      GPUA_ASSIGN_OR_RETURN(std::string value, c.Field("status").String());
+      if (type == "Ready") out.ready = value == "True";
+      return absl::OkStatus();
+    });
+  };
+  if (absl::Status s = read(); !s.ok()) return fail(s);
+  return out;
+}
+
 bool IsPodObject(const nlohmann::json& object) {
   if (!object.is_object()) return true;  // let decoding report it
   const auto kind = object.find("kind");

@@ -31,6 +31,29 @@ PodSpec DecodePod(const nlohmann::json& object);
 // A Node object as a template for new nodes; allocatable is required.
 absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node);
 
+// A Pod as the controller's cache keeps it: the scheduling model and the status it needs.
+struct PodObject {
+  PodSpec spec;  // `invalid` set when it could not be read whole
+  std::string phase;
+  bool unschedulable = false;  // condition PodScheduled=False with reason Unschedulable
+  std::string nominated_node;
+  std::string resource_version;
+};
+PodObject DecodePodObject(const nlohmann::json& object);
+
+// A Node as the controller's cache keeps it.
+struct NodeObject {
+  Node node;  // name, labels, taints, allocatable, unschedulable
+  Labels annotations;
+  ResourceList capacity;
+  std::string provider_id;
+  bool ready = false;   // condition Ready=True
+  std::string created;  // metadata.creationTimestamp, as sent
+  std::string resource_version;
+};
+// Errors name the node and the field.
+absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object);
+
 // True for pods the scheduler still has to place: no node yet and not finished.
 bool IsPending(const nlohmann::json& pod);
 // True for a Pod object (or an object without a kind, read as one).

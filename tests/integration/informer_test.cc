@@ -1,0 +1,119 @@
+// Informers over the fake API server: typed caches, indexes, handlers, and objects that
+// cannot be read reported without stopping the rest.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "autoscaler/kube/cluster_informers.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::kube {
+namespace {
+
+using testing::FakeApiServer;
+
+nlohmann::json Pod(const std::string& name, const std::string& node, bool unschedulable) {
+  nlohmann::json p = {
+      {"metadata", {{"name", name}, {"namespace", "ml"}}},
+      {"spec",
+       {{"containers",
+         {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}}}}}},
+      {"status", {{"phase", "Pending"}}}};
+  if (!node.empty()) p["spec"]["nodeName"] = node;
+  if (unschedulable) {
+    p["status"]["conditions"] = {
+        {{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
+  }
+  return p;
+}
+
+bool Eventually(const std::function<bool()>& condition) {
+  for (int i = 0; i < 500; ++i) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+
+struct Running {
+  std::unique_ptr<ApiClient> client;
+  std::unique_ptr<Reflector> reflector;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  Running(const FakeApiServer& server, const std::string& path, ReflectorStore& store) {
+    RestConfig config;
+    config.server = server.url();
+    ClientOptions options;
+    options.qps = 0;
+    client = *ApiClient::Create(config, options);
+    ReflectorOptions r;
+    r.watch_timeout = absl::Seconds(2);
+    r.initial_backoff = absl::Milliseconds(20);
+    reflector = std::make_unique<Reflector>(*client, path, store, r);
+    thread = std::thread([this] { reflector->Run(stop); });
+  }
+  ~Running() {
+    stop = true;
+    thread.join();
+  }
+};
+
+TEST_CASE("the pod informer indexes pods by node and keeps unschedulable ones apart",
+          "[kube][informer]") {
+  FakeApiServer server;
+  server.Upsert("pods", Pod("bound", "gpu-1", false));
+  server.Upsert("pods", Pod("waiting", "", true));
+  std::atomic<int> woken{0};
+  Informer<PodObject>::Handlers handlers;
+  handlers.on_add = [&](const Informer<PodObject>::Ptr& p) {
+    if (p->unschedulable) ++woken;  // what wakes the controller early
+  };
+  Informer<PodObject> pods(PodDecoder(), handlers);
+  AddPodIndexes(pods);
+  Running run(server, "/api/v1/pods", pods);
+  REQUIRE(Eventually([&] { return pods.synced() && pods.size() == 2; }));
+  CHECK(pods.ByIndex(kByNode, "gpu-1").size() == 1);
+  REQUIRE(pods.ByIndex(kUnschedulable, "true").size() == 1);
+  CHECK(pods.ByIndex(kUnschedulable, "true")[0]->spec.name == "waiting");
+  CHECK(pods.Get("ml/waiting")->spec.requests.Get("nvidia.com/gpu") == Quantity::FromUnits(1));
+
+  server.Upsert("pods", Pod("new-waiting", "", true));
+  REQUIRE(Eventually([&] { return pods.ByIndex(kUnschedulable, "true").size() == 2; }));
+  CHECK(woken == 2);
+  server.Upsert("pods", Pod("waiting", "gpu-2", false));  // the scheduler placed it
+  REQUIRE(Eventually([&] { return pods.ByIndex(kUnschedulable, "true").size() == 1; }));
+  CHECK(pods.ByIndex(kByNode, "gpu-2").size() == 1);
+  server.Delete("pods", "ml", "bound");
+  REQUIRE(Eventually([&] { return pods.ByIndex(kByNode, "gpu-1").empty(); }));
+}
+
+TEST_CASE("a node that cannot be read is reported by name and field; the rest are cached",
+          "[kube][informer]") {
+  FakeApiServer server;
+  server.Upsert("nodes", {{"metadata", {{"name", "good"}, {"labels", {{"zone", "a"}}}}},
+                          {"spec", {{"providerID", "sim://gpu/0"}}},
+                          {"status",
+                           {{"allocatable", {{"cpu", "8"}, {"nvidia.com/gpu", "1"}}},
+                            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+  server.Upsert("nodes",
+                {{"metadata", {{"name", "bad"}}}, {"spec", {{"unschedulable", "yes please"}}}});
+  std::vector<std::string> log;
+  absl::Mutex mu;
+  Informer<NodeObject> nodes(NodeDecoder(), {}, [&](absl::string_view line) {
+    absl::MutexLock lock(&mu);
+    log.emplace_back(line);
+  });
+  Running run(server, "/api/v1/nodes", nodes);
+  REQUIRE(Eventually([&] { return nodes.synced(); }));
+  CHECK(nodes.size() == 1);
+  auto good = nodes.Get("good");
+  REQUIRE(good != nullptr);
+  CHECK(good->ready);
+  CHECK(good->provider_id == "sim://gpu/0");
+  CHECK(good->node.allocatable.Get("nvidia.com/gpu") == Quantity::FromUnits(1));
+  absl::MutexLock lock(&mu);
+  REQUIRE(!log.empty());
+  CHECK_THAT(log[0], Catch::Contains("Node bad: spec.unschedulable"));
+}
+
+}  // namespace
+}  // namespace gpua::kube
