@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_format.h"
 #include "autoscaler/cli/estimate_command.h"
+#include "autoscaler/cli/inspect_command.h"
 #include "autoscaler/cli/plugin_check_command.h"
 
 #ifndef GPUA_VERSION
@@ -30,6 +31,8 @@ void PrintUsage(std::ostream& out) {
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
       {"estimate", "plan the nodes that would hold a set of pending pods", RunEstimateCommand},
+      {"inspect", "show the nodes, GPUs and unschedulable pods the autoscaler sees",
+       RunInspectCommand},
       {"plugin-check", "call every RPC of an externalgrpc provider plugin and report problems",
        RunPluginCheckCommand},
   };

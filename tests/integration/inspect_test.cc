@@ -1,0 +1,125 @@
+// `gpu-autoscaler inspect` against the fake API server through a kubeconfig.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "autoscaler/cli/inspect_command.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua {
+namespace {
+
+using testing::FakeApiServer;
+
+std::string KubeconfigFor(const std::string& server, const std::string& file) {
+  const auto path = std::filesystem::temp_directory_path() / file;
+  std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+                      << "clusters: [{name: fake, cluster: {server: \"" << server << "\"}}]\n"
+                      << "users: [{name: me, user: {token: t}}]\n"
+                      << "contexts: [{name: test, context: {cluster: fake, user: me}}]\n";
+  return path.string();
+}
+
+void Populate(FakeApiServer& server) {
+  server.Upsert("nodes", {{"metadata",
+                           {{"name", "l4-a"},
+                            {"labels",
+                             {{"node.kubernetes.io/instance-type", "g6.12xlarge"},
+                              {"nvidia.com/gpu.product", "NVIDIA-L4"},
+                              {"nvidia.com/gpu.count", "4"},
+                              {"nvidia.com/gpu.sharing-strategy", "time-slicing"},
+                              {"nvidia.com/gpu.replicas", "4"}}}}},
+                          {"status",
+                           {{"allocatable", {{"cpu", "47"}, {"nvidia.com/gpu", "16"}}},
+                            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+  server.Upsert("nodes", {{"metadata",
+                           {{"name", "h100-new"},
+                            {"labels",
+                             {{"node.kubernetes.io/instance-type", "p5.48xlarge"},
+                              {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}}}},
+                          {"status",
+                           {{"allocatable", {{"cpu", "190"}}},
+                            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}});
+  server.Upsert("pods",
+                {{"metadata", {{"name", "nb-0"}, {"namespace", "lab"}}},
+                 {"spec",
+                  {{"nodeName", "l4-a"},
+                   {"containers",
+                    {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "4"}}}}}}}}}},
+                 {"status", {{"phase", "Running"}}}});
+  server.Upsert(
+      "pods",
+      {{"metadata", {{"name", "train-0"}, {"namespace", "ml"}}},
+       {"spec",
+        {{"containers",
+          {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
+       {"status",
+        {{"phase", "Pending"},
+         {"conditions",
+          {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
+}
+
+TEST_CASE("inspect prints nodes with GPU capacity and use, and the unschedulable pods",
+          "[kube][inspect]") {
+  FakeApiServer server;
+  Populate(server);
+  std::ostringstream out, err;
+  const int rc = RunInspectCommand(
+      {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-1"), "--output", "json"}, out,
+      err);
+  INFO(err.str());
+  REQUIRE(rc == 0);
+  const nlohmann::json report = nlohmann::json::parse(out.str());
+  REQUIRE(report["nodes"].size() == 2);
+  const nlohmann::json& h100 = report["nodes"][0];
+  CHECK(h100["name"] == "h100-new");
+  CHECK(h100["state"] == "gpus not advertised");
+  const nlohmann::json& l4 = report["nodes"][1];
+  CHECK(l4["group"] == "g6.12xlarge");
+  CHECK(l4["gpu_capacity"]["nvidia.com/gpu"] == "16");
+  CHECK(l4["gpu_used"]["nvidia.com/gpu"] == "4");
+  CHECK(l4["gpu_sharing"] == "time-slicing");
+  CHECK(l4["physical_gpu_utilization"] == Approx(0.25));
+  REQUIRE(report["unschedulable_pods"].size() == 1);
+  CHECK(report["unschedulable_pods"][0]["name"] == "ml/train-0");
+  CHECK(report["unschedulable_pods"][0]["requests"]["nvidia.com/gpu"] == "8");
+
+  std::ostringstream table, err2;
+  REQUIRE(RunInspectCommand({"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-2")}, table,
+                            err2) == 0);
+  CHECK_THAT(table.str(),
+             Catch::Contains("gpus not advertised") && Catch::Contains("1 unschedulable pod(s)"));
+}
+
+TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]") {
+  FakeApiServer server;
+  Populate(server);
+  std::ostringstream out, err;
+  std::thread run([&] {
+    RunInspectCommand(
+        {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-3"), "--watch", "2s"}, out, err);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  server.Upsert(
+      "pods",
+      {{"metadata", {{"name", "late"}, {"namespace", "ml"}}},
+       {"spec", {{"containers", {{{"name", "c"}}}}}},
+       {"status",
+        {{"conditions",
+          {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
+  run.join();
+  CHECK_THAT(out.str(), Catch::Contains("pod added ml/late (unschedulable)"));
+}
+
+TEST_CASE("inspect says which server it could not reach", "[kube][inspect]") {
+  std::ostringstream out, err;
+  CHECK(RunInspectCommand({"--kubeconfig", KubeconfigFor("http://127.0.0.1:1", "gpua-inspect-4"),
+                           "--sync-timeout", "1s"},
+                          out, err) == 1);
+  CHECK_THAT(err.str(), Catch::Contains("could not list nodes and pods from http://127.0.0.1:1"));
+}
+
+}  // namespace
+}  // namespace gpua
