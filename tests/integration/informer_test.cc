@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "autoscaler/kube/cluster_informers.h"
+#include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -40,11 +41,7 @@ struct Running {
   std::atomic<bool> stop{false};
   std::thread thread;
   Running(const FakeApiServer& server, const std::string& path, ReflectorStore& store) {
-    RestConfig config;
-    config.server = server.url();
-    ClientOptions options;
-    options.qps = 0;
-    client = *ApiClient::Create(config, options);
+    client = testing::ClientFor(server);
     ReflectorOptions r;
     r.watch_timeout = absl::Seconds(2);
     r.initial_backoff = absl::Milliseconds(20);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "autoscaler/kube/api_kube_writer.h"
+#include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -16,11 +17,7 @@ struct Fixture {
   std::unique_ptr<ApiClient> client;
   std::unique_ptr<ApiKubeWriter> writer;
   Fixture() {
-    RestConfig config;
-    config.server = server.url();
-    ClientOptions options;
-    options.qps = 0;
-    client = *ApiClient::Create(config, options);
+    client = testing::ClientFor(server);
     writer = std::make_unique<ApiKubeWriter>(*client);
     server.Upsert(
         "nodes",

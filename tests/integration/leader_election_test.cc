@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -23,11 +24,7 @@ LeaderElectionConfig Fast(const std::string& identity) {
 }
 
 std::unique_ptr<ApiClient> Client(const FakeApiServer& server) {
-  RestConfig config;
-  config.server = server.url();
-  ClientOptions options;
-  options.qps = 0;
-  return *ApiClient::Create(config, options);
+  return testing::ClientFor(server);
 }
 
 // A candidate campaigning in its own thread.

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -96,11 +97,7 @@ struct Harness {
   std::thread thread;
 
   Harness() {
-    RestConfig config;
-    config.server = server.url();
-    ClientOptions options;
-    options.qps = 0;
-    client = *ApiClient::Create(config, options);
+    client = testing::ClientFor(server);
     ReflectorOptions r;
     r.page_size = 2;
     r.watch_timeout = absl::Seconds(2);

@@ -1,0 +1,22 @@
+// A Kubernetes API client for the fake API server, with no client-side rate limit.
+#ifndef GPUA_TESTS_SUPPORT_FAKE_API_CLIENT_H_
+#define GPUA_TESTS_SUPPORT_FAKE_API_CLIENT_H_
+
+#include <memory>
+
+#include "autoscaler/kube/api_client.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::testing {
+
+inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server) {
+  kube::RestConfig config;
+  config.server = server.url();
+  kube::ClientOptions options;
+  options.qps = 0;
+  return *kube::ApiClient::Create(config, options);
+}
+
+}  // namespace gpua::testing
+
+#endif  // GPUA_TESTS_SUPPORT_FAKE_API_CLIENT_H_
