@@ -496,6 +496,54 @@ absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object) {
   return out;
 }
 
+bool PdbObject::Covers(const PodSpec& pod) const {
+  return selector.has_value() && pod.namespace_name == namespace_name &&
+         selector->Matches(pod.labels);
+}
+
+absl::StatusOr<PdbObject> DecodePdb(const nlohmann::json& object) {
+  const JsonReader obj(object, "");
+  PdbObject out;
+  const JsonReader meta = obj.Field("metadata");
+  out.name = meta.Field("name").String().value_or("");
+  out.namespace_name = meta.Field("namespace").String("default").value_or("default");
+  const auto read = [&]() -> absl::Status {
+    if (!object.is_object() || out.name.empty()) return meta.Field("name").Error("missing");
+    GPUA_ASSIGN_OR_RETURN(out.selector, DecodeLabelSelector(obj.Field("spec").Field("selector")));
+    GPUA_ASSIGN_OR_RETURN(int64_t allowed, obj.Field("status").Field("disruptionsAllowed").Int());
+    out.disruptions_allowed = static_cast<int32_t>(allowed);
+    return absl::OkStatus();
+  };
+  if (absl::Status s = read(); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("PodDisruptionBudget ", out.namespace_name, "/", out.name, ": ", s.message()));
+  }
+  return out;
+}
+
+absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const nlohmann::json& object) {
+  const JsonReader obj(object, "");
+  DaemonSetObject out;
+  const JsonReader meta = obj.Field("metadata");
+  out.name = meta.Field("name").String().value_or("");
+  out.namespace_name = meta.Field("namespace").String("default").value_or("default");
+  const std::string what = absl::StrCat("DaemonSet ", out.namespace_name, "/", out.name);
+  const JsonReader tmpl = obj.Field("spec").Field("template");
+  if (!object.is_object() || out.name.empty() || !tmpl.value().is_object()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": spec.template: missing"));
+  }
+  // The template's pod has no name of its own: it runs as the DaemonSet's.
+  nlohmann::json pod = tmpl.value();
+  pod["metadata"]["name"] = out.name;
+  pod["metadata"]["namespace"] = out.namespace_name;
+  out.pod = DecodePod(pod);
+  if (!out.pod.invalid.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": spec.template: ", out.pod.invalid.message()));
+  }
+  return out;
+}
+
 bool IsPodObject(const nlohmann::json& object) {
   if (!object.is_object()) return true;  // let decoding report it
   const auto kind = object.find("kind");

@@ -4,6 +4,7 @@
 #define GPUA_CLOUDPROVIDERS_KUBE_OBJECTS_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,26 @@ struct NodeObject {
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object);
+
+// A policy/v1 PodDisruptionBudget: which pods it covers and how many may go now.
+struct PdbObject {
+  std::string namespace_name;
+  std::string name;
+  std::optional<LabelSelector> selector;  // absent: selects no pod
+  int32_t disruptions_allowed = 0;
+  // True when it covers `pod` (same namespace, selector matches).
+  bool Covers(const PodSpec& pod) const;
+};
+absl::StatusOr<PdbObject> DecodePdb(const nlohmann::json& object);
+
+// An apps/v1 DaemonSet: the pod every matching node runs (its requests come off every new
+// node of a group it would run on).
+struct DaemonSetObject {
+  std::string namespace_name;
+  std::string name;
+  PodSpec pod;  // from spec.template
+};
+absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const nlohmann::json& object);
 
 // True for pods the scheduler still has to place: no node yet and not finished.
 bool IsPending(const nlohmann::json& pod);

@@ -188,8 +188,8 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, s
   kube::AddPodIndexes(pods);
   kube::ReflectorOptions reflect;
   reflect.log = log;
-  kube::Reflector node_reflector(**client, "/api/v1/nodes", nodes, reflect);
-  kube::Reflector pod_reflector(**client, "/api/v1/pods", pods, reflect);
+  kube::Reflector node_reflector(**client, kube::kNodesPath, nodes, reflect);
+  kube::Reflector pod_reflector(**client, kube::kPodsPath, pods, reflect);
   std::atomic<bool> stop{false};
   std::thread node_thread([&] { node_reflector.Run(stop); });
   std::thread pod_thread([&] { pod_reflector.Run(stop); });

@@ -1,5 +1,6 @@
-// The informers the controller reads Pods and Nodes through, with their indexes: pods by
-// node name ("" for pods not yet bound) and the unschedulable ones apart.
+// The informers the controller reads Pods, Nodes, PodDisruptionBudgets and DaemonSets
+// through, with the pod indexes: by node name ("" for pods not yet bound) and the
+// unschedulable ones apart.
 #ifndef GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 #define GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 
@@ -27,6 +28,14 @@ inline void AddPodIndexes(Informer<PodObject>& pods) {
 }
 
 inline Informer<NodeObject>::Decode NodeDecoder() { return DecodeNode; }
+inline Informer<PdbObject>::Decode PdbDecoder() { return DecodePdb; }
+inline Informer<DaemonSetObject>::Decode DaemonSetDecoder() { return DecodeDaemonSet; }
+
+// Where the informers list and watch.
+inline constexpr char kPodsPath[] = "/api/v1/pods";
+inline constexpr char kNodesPath[] = "/api/v1/nodes";
+inline constexpr char kPdbsPath[] = "/apis/policy/v1/poddisruptionbudgets";
+inline constexpr char kDaemonSetsPath[] = "/apis/apps/v1/daemonsets";
 
 }  // namespace gpua::kube
 

@@ -112,5 +112,53 @@ TEST_CASE("a node that cannot be read is reported by name and field; the rest ar
   CHECK_THAT(log[0], Catch::Contains("Node bad: spec.unschedulable"));
 }
 
+TEST_CASE("budgets and DaemonSets are cached typed: who a budget covers, what a node runs",
+          "[kube][informer]") {
+  FakeApiServer server;
+  server.Upsert("poddisruptionbudgets",
+                {{"metadata", {{"name", "infer"}, {"namespace", "ml"}}},
+                 {"spec", {{"selector", {{"matchLabels", {{"app", "infer"}}}}}}},
+                 {"status", {{"disruptionsAllowed", 1}}}});
+  server.Upsert("poddisruptionbudgets", {{"metadata", {{"name", "broken"}, {"namespace", "ml"}}},
+                                         {"status", {{"disruptionsAllowed", "one"}}}});
+  server.Upsert(
+      "daemonsets",
+      {{"metadata", {{"name", "dcgm-exporter"}, {"namespace", "gpu-operator"}}},
+       {"spec",
+        {{"template",
+          {{"metadata", {{"labels", {{"app", "dcgm"}}}}},
+           {"spec",
+            {{"containers",
+              {{{"name", "exporter"},
+                {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "128Mi"}}}}}}}}}}}}}}});
+  std::vector<std::string> log;
+  absl::Mutex mu;
+  const auto record = [&](absl::string_view line) {
+    absl::MutexLock lock(&mu);
+    log.emplace_back(line);
+  };
+  Informer<PdbObject> pdbs(PdbDecoder(), {}, record);
+  Informer<DaemonSetObject> daemonsets(DaemonSetDecoder(), {}, record);
+  Running run_pdbs(server, kPdbsPath, pdbs);
+  Running run_ds(server, kDaemonSetsPath, daemonsets);
+  REQUIRE(Eventually([&] { return pdbs.synced() && daemonsets.synced(); }));
+  REQUIRE(pdbs.size() == 1);
+  auto infer = pdbs.Get("ml/infer");
+  REQUIRE(infer != nullptr);
+  CHECK(infer->disruptions_allowed == 1);
+  PodSpec pod;
+  pod.namespace_name = "ml";
+  pod.labels = {{"app", "infer"}};
+  CHECK(infer->Covers(pod));
+  pod.namespace_name = "other";
+  CHECK(!infer->Covers(pod));
+  auto dcgm = daemonsets.Get("gpu-operator/dcgm-exporter");
+  REQUIRE(dcgm != nullptr);
+  CHECK(dcgm->pod.requests.Get("cpu") == Quantity::FromMilli(100));
+  absl::MutexLock lock(&mu);
+  REQUIRE(!log.empty());
+  CHECK_THAT(log[0], Catch::Contains("PodDisruptionBudget ml/broken: status.disruptionsAllowed"));
+}
+
 }  // namespace
 }  // namespace gpua::kube
