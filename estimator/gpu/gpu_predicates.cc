@@ -6,17 +6,17 @@
 namespace gpua {
 namespace {
 
-// The most shares of these GPUs any one container asks for.
-int64_t LargestShareRequest(const PodSpec& pod, const GpuInventory& gpus) {
+// The most shares of `names` any one container asks for.
+int64_t LargestShareRequest(const PodSpec& pod, const std::vector<std::string>& names) {
   int64_t most = 0;
-  for (const std::string& name : gpus.ResourceNames()) {
+  for (const std::string& name : names) {
     most = std::max(most, pod.largest_container_request.Get(name).Value());
   }
   return most;
 }
 
-bool AsksForThem(const PodSpec& pod, const GpuInventory& gpus) {
-  for (const std::string& name : gpus.ResourceNames()) {
+bool AsksForAny(const PodSpec& pod, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
     if (pod.requests.Get(name).Sign() > 0) return true;
   }
   return false;
@@ -26,8 +26,10 @@ bool AsksForThem(const PodSpec& pod, const GpuInventory& gpus) {
 
 std::optional<std::string> CheckGpuFit(const PodSpec& pod, const GpuInventory& gpus,
                                        const GpuPolicy& policy) {
-  if (!AsksForThem(pod, gpus)) return std::nullopt;
-  const int64_t shares = LargestShareRequest(pod, gpus);
+  // Computed once: the names come from the inventory's advertised resources.
+  const std::vector<std::string> names = gpus.ResourceNames();
+  if (!AsksForAny(pod, names)) return std::nullopt;
+  const int64_t shares = LargestShareRequest(pod, names);
   if (gpus.sharing == GpuSharing::kTimeSlicing && gpus.fail_requests_greater_than_one &&
       shares > 1) {
     return absl::StrCat(
