@@ -9,11 +9,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "estimator/string_map.h"
 
 namespace gpua {
 
 // Ordered, so that equal label sets compare and hash alike and print the same way.
-using Labels = std::map<std::string, std::string, std::less<>>;
+using Labels = StringMap;
 
 enum class SelectorOp { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
 
