@@ -106,7 +106,7 @@ absl::StatusOr<std::vector<Requirement>> DecodeRequirements(const JsonReader& r,
 // A null selector stays absent (matches nothing); {} matches everything.
 absl::StatusOr<std::optional<LabelSelector>> DecodeLabelSelector(const JsonReader& r) {
   if (r.IsNull()) return std::optional<LabelSelector>();
-  if (!r.value().is_object()) return r.Error("expected a label selector object");
+  if (!r.IsObject()) return r.Error("expected a label selector object");
   LabelSelector sel;
   GPUA_ASSIGN_OR_RETURN(Labels match_labels, r.Field("matchLabels").StringMap());
   for (const auto& [k, v] : match_labels) sel.requirements.push_back({k, SelectorOp::kIn, {v}});
@@ -126,7 +126,7 @@ absl::StatusOr<std::vector<PodAffinityTerm>> DecodeAffinityTerms(const JsonReade
     if (term.topology_key.empty()) return t.Field("topologyKey").Error("must not be empty");
     const JsonReader ns_selector = t.Field("namespaceSelector");
     if (!ns_selector.IsNull()) {
-      if (!ns_selector.value().is_object() || !ns_selector.value().empty()) {
+      if (!ns_selector.IsObject() || ns_selector.Size() != 0) {
         // Matching namespaces by their labels needs the Namespace objects, which the
         // estimator does not see; refuse rather than guess.
         return ns_selector.Error("namespace selectors other than {} are not supported");
@@ -274,30 +274,36 @@ absl::Status DecodeGpuAnnotations(const JsonReader& annotations, PodSpec& pod) {
 // Gang membership: Volcano's group-name annotations, coscheduling's and Kueue's pod-group
 // labels; Kueue says the group's size on the pod, the others in their PodGroup objects.
 absl::Status DecodeGang(const JsonReader& meta, PodSpec& pod) {
-  GPUA_ASSIGN_OR_RETURN(Labels labels, meta.Field("labels").StringMap());
-  GPUA_ASSIGN_OR_RETURN(Labels annotations, meta.Field("annotations").StringMap());
-  const auto first = [](const Labels& from, std::initializer_list<absl::string_view> keys) {
+  const JsonReader labels = meta.Field("labels");
+  const JsonReader annotations = meta.Field("annotations");
+  const auto first =
+      [](const JsonReader& from,
+         std::initializer_list<absl::string_view> keys) -> absl::StatusOr<std::string> {
     for (absl::string_view k : keys) {
-      if (auto it = from.find(k); it != from.end() && !it->second.empty()) return it->second;
+      GPUA_ASSIGN_OR_RETURN(absl::string_view v, from.Field(k).StringView());
+      if (!v.empty()) return std::string(v);
     }
     return std::string();
   };
-  std::string group =
-      first(annotations, {"scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name"});
+  GPUA_ASSIGN_OR_RETURN(
+      std::string group,
+      first(annotations, {"scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name"}));
   if (group.empty()) {
-    group = first(labels, {"scheduling.x-k8s.io/pod-group", "kueue.x-k8s.io/pod-group-name"});
+    GPUA_ASSIGN_OR_RETURN(
+        group, first(labels, {"scheduling.x-k8s.io/pod-group", "kueue.x-k8s.io/pod-group-name"}));
   }
   if (group.empty()) return absl::OkStatus();
   GangRef gang;
   gang.name = absl::StrCat(pod.namespace_name, "/", group);
-  const JsonReader total = meta.Field("annotations").Field("kueue.x-k8s.io/pod-group-total-count");
+  const JsonReader total = annotations.Field("kueue.x-k8s.io/pod-group-total-count");
   if (!total.IsNull()) {
-    GPUA_ASSIGN_OR_RETURN(std::string text, total.String());
+    GPUA_ASSIGN_OR_RETURN(absl::string_view text, total.StringView());
     if (!absl::SimpleAtoi(text, &gang.min_member) || gang.min_member < 1) {
       return total.Error(absl::StrCat("\"", text, "\" is not a positive count"));
     }
   }
-  gang.required_label = first(annotations, {"gpu-autoscaler.io/gang-topology-label"});
+  GPUA_ASSIGN_OR_RETURN(gang.required_label,
+                        first(annotations, {"gpu-autoscaler.io/gang-topology-label"}));
   pod.gang = std::move(gang);
   return absl::OkStatus();
 }
@@ -319,7 +325,7 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
       }));
 
   const JsonReader spec = obj.Field("spec");
-  if (!spec.value().is_object()) return spec.Error("missing or not an object");
+  if (!spec.IsObject()) return spec.Error("missing or not an object");
   GPUA_ASSIGN_OR_RETURN(int64_t priority, spec.Field("priority").Int());
   pod.priority = static_cast<int32_t>(priority);
   GPUA_ASSIGN_OR_RETURN(pod.scheduler_name,
@@ -337,7 +343,13 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   GPUA_ASSIGN_OR_RETURN(ResourceList overhead, spec.Field("overhead").Resources());
   pod.requests = EffectiveRequests(containers, init_containers, overhead);
   for (const std::vector<Container>* list : {&containers, &init_containers}) {
-    for (const Container& c : *list) pod.largest_container_request.MaxWith(c.requests);
+    for (const Container& c : *list) {
+      for (const auto& [name, q] : c.requests) {
+        if (IsExtendedResource(name) && pod.largest_container_request.Get(name) < q) {
+          pod.largest_container_request.Set(name, q);
+        }
+      }
+    }
   }
   GPUA_RETURN_IF_ERROR(DecodeGpuAnnotations(meta.Field("annotations"), pod));
   GPUA_RETURN_IF_ERROR(DecodeGang(meta, pod));
@@ -419,58 +431,80 @@ absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
   return objects;
 }
 
-PodSpec DecodePod(const nlohmann::json& object) {
+namespace {
+
+// A pod whose name and namespace are given (a DaemonSet's template has none of its own).
+PodSpec DecodePodAs(const JsonReader& obj, std::string namespace_name, std::string name) {
   PodSpec pod;
-  const JsonReader obj(object, "");
-  const JsonReader meta = obj.Field("metadata");
-  pod.name = meta.Field("name").String().value_or("");
-  pod.namespace_name = meta.Field("namespace").String("default").value_or("default");
-  if (pod.namespace_name.empty()) pod.namespace_name = "default";
-  const std::string what = absl::StrCat("Pod ", pod.Key());
-  if (!object.is_object()) {
-    pod.invalid = absl::InvalidArgumentError(absl::StrCat(what, ": not an object"));
+  pod.name = std::move(name);
+  pod.namespace_name = namespace_name.empty() ? "default" : std::move(namespace_name);
+  const auto invalid = [&](absl::string_view what) {
+    pod.invalid = absl::InvalidArgumentError(absl::StrCat("Pod ", pod.Key(), ": ", what));
+  };
+  if (!obj.IsObject()) {
+    invalid("not an object");
     return pod;
   }
-  if (const std::string kind = object.value("kind", "Pod"); kind != "Pod") {
-    pod.invalid =
-        absl::InvalidArgumentError(absl::StrCat(what, ": kind is \"", kind, "\", expected Pod"));
-    return pod;
+  absl::StatusOr<absl::string_view> kind = obj.Field("kind").StringView("Pod");
+  if (!kind.ok()) {
+    invalid(kind.status().message());
+  } else if (*kind != "Pod") {
+    invalid(absl::StrCat("kind is \"", *kind, "\", expected Pod"));
+  } else if (absl::Status s = pod.name.empty()
+                                  ? obj.Field("metadata").Field("name").Error("missing")
+                                  : DecodePodInto(obj, pod);
+             !s.ok()) {
+    invalid(s.message());
   }
-  absl::Status s = pod.name.empty() ? meta.Field("name").Error("missing") : DecodePodInto(obj, pod);
-  if (!s.ok()) pod.invalid = absl::InvalidArgumentError(absl::StrCat(what, ": ", s.message()));
   return pod;
 }
 
-PodObject DecodePodObject(const nlohmann::json& object) {
+}  // namespace
+
+PodSpec DecodePod(const JsonReader& obj) {
+  const JsonReader meta = obj.Field("metadata");
+  return DecodePodAs(obj, meta.Field("namespace").String().value_or(""),
+                     meta.Field("name").String().value_or(""));
+}
+
+PodSpec DecodePod(const nlohmann::json& object) { return DecodePod(JsonReader(object)); }
+
+PodObject DecodePodObject(const JsonReader& obj) {
   PodObject out;
-  out.spec = DecodePod(object);
-  if (!object.is_object()) return out;
-  const JsonReader obj(object, "");
+  out.spec = DecodePod(obj);
+  if (!obj.IsObject()) return out;
   out.resource_version = obj.Field("metadata").Field("resourceVersion").String().value_or("");
   const JsonReader status = obj.Field("status");
   out.phase = status.Field("phase").String().value_or("");
   out.nominated_node = status.Field("nominatedNodeName").String().value_or("");
-  const nlohmann::json& conditions = status.Field("conditions").value();
-  if (conditions.is_array()) {
-    for (const nlohmann::json& c : conditions) {
-      if (c.is_object() && c.value("type", "") == "PodScheduled" &&
-          c.value("status", "") == "False" && c.value("reason", "") == "Unschedulable") {
-        out.unschedulable = true;
-      }
-    }
-  }
+  const absl::Status unused =
+      status.Field("conditions").ForEach([&](const JsonReader& c) -> absl::Status {
+        if (c.Field("type").StringView().value_or("") == "PodScheduled" &&
+            c.Field("status").StringView().value_or("") == "False" &&
+            c.Field("reason").StringView().value_or("") == "Unschedulable") {
+          out.unschedulable = true;
+        }
+        return absl::OkStatus();
+      });
   return out;
 }
 
+PodObject DecodePodObject(const nlohmann::json& object) {
+  return DecodePodObject(JsonReader(object));
+}
+
 absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object) {
-  const JsonReader obj(object, "");
+  return DecodeNode(JsonReader(object));
+}
+
+absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
   NodeObject out;
   const JsonReader meta = obj.Field("metadata");
   const auto fail = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat("Node ", out.node.name, ": ", s.message()));
   };
   out.node.name = meta.Field("name").String().value_or("");
-  if (!object.is_object() || out.node.name.empty()) {
+  if (!obj.IsObject() || out.node.name.empty()) {
     return fail(meta.Field("name").Error("missing"));
   }
   const auto read = [&]() -> absl::Status {
@@ -502,13 +536,16 @@ bool PdbObject::Covers(const PodSpec& pod) const {
 }
 
 absl::StatusOr<PdbObject> DecodePdb(const nlohmann::json& object) {
-  const JsonReader obj(object, "");
+  return DecodePdb(JsonReader(object));
+}
+
+absl::StatusOr<PdbObject> DecodePdb(const JsonReader& obj) {
   PdbObject out;
   const JsonReader meta = obj.Field("metadata");
   out.name = meta.Field("name").String().value_or("");
   out.namespace_name = meta.Field("namespace").String("default").value_or("default");
   const auto read = [&]() -> absl::Status {
-    if (!object.is_object() || out.name.empty()) return meta.Field("name").Error("missing");
+    if (!obj.IsObject() || out.name.empty()) return meta.Field("name").Error("missing");
     GPUA_ASSIGN_OR_RETURN(out.selector, DecodeLabelSelector(obj.Field("spec").Field("selector")));
     GPUA_ASSIGN_OR_RETURN(int64_t allowed, obj.Field("status").Field("disruptionsAllowed").Int());
     out.disruptions_allowed = static_cast<int32_t>(allowed);
@@ -522,21 +559,21 @@ absl::StatusOr<PdbObject> DecodePdb(const nlohmann::json& object) {
 }
 
 absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const nlohmann::json& object) {
-  const JsonReader obj(object, "");
+  return DecodeDaemonSet(JsonReader(object));
+}
+
+absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const JsonReader& obj) {
   DaemonSetObject out;
   const JsonReader meta = obj.Field("metadata");
   out.name = meta.Field("name").String().value_or("");
   out.namespace_name = meta.Field("namespace").String("default").value_or("default");
   const std::string what = absl::StrCat("DaemonSet ", out.namespace_name, "/", out.name);
   const JsonReader tmpl = obj.Field("spec").Field("template");
-  if (!object.is_object() || out.name.empty() || !tmpl.value().is_object()) {
+  if (!obj.IsObject() || out.name.empty() || !tmpl.IsObject()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": spec.template: missing"));
   }
   // The template's pod has no name of its own: it runs as the DaemonSet's.
-  nlohmann::json pod = tmpl.value();
-  pod["metadata"]["name"] = out.name;
-  pod["metadata"]["namespace"] = out.namespace_name;
-  out.pod = DecodePod(pod);
+  out.pod = DecodePodAs(tmpl, out.namespace_name, out.name);
   if (!out.pod.invalid.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": spec.template: ", out.pod.invalid.message()));

@@ -27,6 +27,7 @@ absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_v
 
 // Never fails: a pod that cannot be read whole comes back with `invalid` set to an error
 // naming the pod and the field, so it is reported rather than planned for or dropped.
+PodSpec DecodePod(const JsonReader& object);
 PodSpec DecodePod(const nlohmann::json& object);
 
 // A Node object as a template for new nodes; allocatable is required.
@@ -40,6 +41,7 @@ struct PodObject {
   std::string nominated_node;
   std::string resource_version;
 };
+PodObject DecodePodObject(const JsonReader& object);
 PodObject DecodePodObject(const nlohmann::json& object);
 
 // A Node as the controller's cache keeps it.
@@ -53,6 +55,7 @@ struct NodeObject {
   std::string resource_version;
 };
 // Errors name the node and the field.
+absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);
 absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object);
 
 // A policy/v1 PodDisruptionBudget: which pods it covers and how many may go now.
@@ -64,6 +67,7 @@ struct PdbObject {
   // True when it covers `pod` (same namespace, selector matches).
   bool Covers(const PodSpec& pod) const;
 };
+absl::StatusOr<PdbObject> DecodePdb(const JsonReader& object);
 absl::StatusOr<PdbObject> DecodePdb(const nlohmann::json& object);
 
 // An apps/v1 DaemonSet: the pod every matching node runs (its requests come off every new
@@ -73,6 +77,7 @@ struct DaemonSetObject {
   std::string name;
   PodSpec pod;  // from spec.template
 };
+absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const JsonReader& object);
 absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const nlohmann::json& object);
 
 // True for pods the scheduler still has to place: no node yet and not finished.

@@ -105,7 +105,7 @@ absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
         .Error(absl::StrCat("unknown value \"", capacity, "\" (expected spot or on-demand)"));
   }
   const JsonReader tmpl = r.Field("template");
-  if (!tmpl.value().is_object()) return tmpl.Error("required: a Kubernetes Node");
+  if (!tmpl.IsObject()) return tmpl.Error("required: a Kubernetes Node");
   GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
   GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
   GPUA_ASSIGN_OR_RETURN(g.simulation, ReadSimulation(r.Field("simulation")));
@@ -131,7 +131,7 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
   absl::Status s = root.Field("nodeGroups").ForEach([&](const JsonReader& g) -> absl::Status {
     absl::StatusOr<NodeGroupConfig> group = ReadGroup(g);
     if (!group.ok()) {
-      const std::string id = g.value().is_object() ? g.value().value("id", "") : "";
+      const std::string id(g.Field("id").StringView().value_or(""));
       return absl::InvalidArgumentError(
           id.empty() ? std::string(group.status().message())
                      : absl::StrCat("node group ", id, ": ", group.status().message()));

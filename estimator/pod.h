@@ -89,8 +89,8 @@ struct PodSpec {
   std::vector<PodAffinityTerm> anti_affinity;
   std::vector<TopologySpreadConstraint> spread;
 
-  // Per resource, the most any one container (app or init) asks for: a time-sliced or MPS
-  // GPU refuses a container that asks for more than one share.
+  // Per extended resource, the most any one container (app or init) asks for: a time-sliced
+  // or MPS GPU refuses a container that asks for more than one share.
   ResourceList largest_container_request;
   // GPU memory the pod needs (annotation gpu-autoscaler.io/gpu-memory): it fits an MPS
   // share only if the share has that much. 0: not stated.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -32,6 +33,14 @@ std::string Insufficiency::Message() const {
 
 ResourceList::ResourceList(std::initializer_list<Entry> entries) {
   for (const Entry& e : entries) Set(e.first, e.second);
+}
+
+bool IsExtendedResource(absl::string_view name) {
+  const size_t slash = name.find('/');
+  if (slash == absl::string_view::npos) return false;  // cpu, memory, hugepages-1Gi, ...
+  const absl::string_view domain = name.substr(0, slash);
+  if (domain == "kubernetes.io" || absl::EndsWith(domain, ".kubernetes.io")) return false;
+  return !absl::StartsWith(name, "requests.");
 }
 
 absl::StatusOr<ResourceList> ResourceList::Parse(

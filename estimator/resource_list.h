@@ -32,6 +32,11 @@ struct Insufficiency {
   std::string Message() const;
 };
 
+// An extended resource (nvidia.com/gpu, amd.com/gpu, a MIG slice): one a device plugin
+// advertises, as Kubernetes tells them apart from cpu, memory, hugepages-* and the rest of
+// the kubernetes.io domain.
+bool IsExtendedResource(absl::string_view name);
+
 class ResourceList {
  public:
   using Entry = std::pair<std::string, Quantity>;

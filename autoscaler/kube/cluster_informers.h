@@ -4,6 +4,8 @@
 #ifndef GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 #define GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 
+#include <memory>
+
 #include "autoscaler/kube/informer.h"
 #include "cloudproviders/kube_objects.h"
 
@@ -13,9 +15,16 @@ inline constexpr char kByNode[] = "node";
 inline constexpr char kUnschedulable[] = "unschedulable";
 
 // A pod that cannot be read whole stays in the cache with its error, so it is reported,
-// not silently dropped.
+// not silently dropped. Pods of one controller share one copy of their labels and node
+// selector.
 inline Informer<PodObject>::Decode PodDecoder() {
-  return [](const nlohmann::json& o) -> absl::StatusOr<PodObject> { return DecodePodObject(o); };
+  auto interner = std::make_shared<StringMapInterner>();
+  return [interner](const JsonReader& o) -> absl::StatusOr<PodObject> {
+    PodObject pod = DecodePodObject(o);
+    pod.spec.labels = interner->Intern(std::move(pod.spec.labels));
+    pod.spec.node_selector = interner->Intern(std::move(pod.spec.node_selector));
+    return pod;
+  };
 }
 
 inline void AddPodIndexes(Informer<PodObject>& pods) {
@@ -27,9 +36,15 @@ inline void AddPodIndexes(Informer<PodObject>& pods) {
   });
 }
 
-inline Informer<NodeObject>::Decode NodeDecoder() { return DecodeNode; }
-inline Informer<PdbObject>::Decode PdbDecoder() { return DecodePdb; }
-inline Informer<DaemonSetObject>::Decode DaemonSetDecoder() { return DecodeDaemonSet; }
+inline Informer<NodeObject>::Decode NodeDecoder() {
+  return [](const JsonReader& o) { return DecodeNode(o); };
+}
+inline Informer<PdbObject>::Decode PdbDecoder() {
+  return [](const JsonReader& o) { return DecodePdb(o); };
+}
+inline Informer<DaemonSetObject>::Decode DaemonSetDecoder() {
+  return [](const JsonReader& o) { return DecodeDaemonSet(o); };
+}
 
 // Where the informers list and watch.
 inline constexpr char kPodsPath[] = "/api/v1/pods";

@@ -10,10 +10,10 @@
 #include <iostream>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/btree_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -25,7 +25,7 @@ template <typename T>
 class Informer : public ReflectorStore {
  public:
   using Ptr = std::shared_ptr<const T>;
-  using Decode = std::function<absl::StatusOr<T>(const nlohmann::json&)>;
+  using Decode = std::function<absl::StatusOr<T>(const JsonReader&)>;
   using IndexFn = std::function<std::vector<std::string>(const T&)>;
   struct Handlers {
     std::function<void(const Ptr&)> on_add;
@@ -40,6 +40,7 @@ class Informer : public ReflectorStore {
   // Before the first list.
   void AddIndex(const std::string& name, IndexFn fn) { index_fns_[name] = std::move(fn); }
 
+  // In key order (namespace/name).
   std::vector<Ptr> List() const {
     absl::MutexLock lock(&mu_);
     std::vector<Ptr> out;
@@ -47,14 +48,16 @@ class Informer : public ReflectorStore {
     for (const auto& [key, object] : objects_) out.push_back(object);
     return out;
   }
+  // In key order.
   std::vector<Ptr> ByIndex(const std::string& index, const std::string& value) const {
     absl::MutexLock lock(&mu_);
     std::vector<Ptr> out;
     auto idx = indexes_.find(index);
     if (idx == indexes_.end()) return out;
-    auto keys = idx->second.find(value);
-    if (keys == idx->second.end()) return out;
-    for (const std::string& key : keys->second) out.push_back(objects_.at(key));
+    auto entries = idx->second.find(value);
+    if (entries == idx->second.end()) return out;
+    out.reserve(entries->second.size());
+    for (const Entry* e : entries->second) out.push_back(e->second);
     return out;
   }
   Ptr Get(const std::string& key) const {
@@ -72,11 +75,13 @@ class Informer : public ReflectorStore {
     return synced_;
   }
 
-  void Replace(std::vector<nlohmann::json> objects) override {
-    std::map<std::string, Ptr> fresh;
-    for (const nlohmann::json& o : objects) {
-      if (Ptr p = DecodeOne(o)) fresh[KeyOf(o)] = std::move(p);
-    }
+  void BeginList() override { listing_.clear(); }
+  void Listed(const JsonReader& o) override {
+    if (Ptr p = DecodeOne(o)) listing_[KeyOf(o)] = std::move(p);
+  }
+  void EndList() override {
+    std::map<std::string, Ptr> fresh = std::move(listing_);
+    listing_.clear();
     std::vector<std::function<void()>> calls;
     {
       absl::MutexLock lock(&mu_);
@@ -99,34 +104,45 @@ class Informer : public ReflectorStore {
     }
     for (const auto& call : calls) call();  // outside the lock: handlers may read the cache
   }
-  void Add(const nlohmann::json& o) override { Put(o); }
-  void Update(const nlohmann::json& o) override { Put(o); }
-  void Remove(const nlohmann::json& o) override {
+  void Add(const JsonReader& o) override { Put(o); }
+  void Update(const JsonReader& o) override { Put(o); }
+  void Remove(const JsonReader& o) override {
     Ptr before;
     {
       absl::MutexLock lock(&mu_);
       auto it = objects_.find(KeyOf(o));
       if (it == objects_.end()) return;
       before = it->second;
-      Unindex(it->first, *before);
+      Unindex(*it);
       objects_.erase(it);
     }
     if (handlers_.on_delete) handlers_.on_delete(before);
   }
 
-  static std::string KeyOf(const nlohmann::json& o) {
-    if (!o.is_object() || !o.contains("metadata") || !o["metadata"].is_object()) return "";
-    const nlohmann::json& m = o["metadata"];
-    const std::string ns = m.contains("namespace") && m["namespace"].is_string()
-                               ? m["namespace"].get<std::string>()
-                               : "";
-    const std::string name =
-        m.contains("name") && m["name"].is_string() ? m["name"].get<std::string>() : "";
-    return ns.empty() ? name : absl::StrCat(ns, "/", name);
+  // Applies a whole list at once (tests and tools that hold the objects already).
+  void Replace(const std::vector<nlohmann::json>& objects) {
+    BeginList();
+    for (const nlohmann::json& o : objects) Listed(JsonReader(o));
+    EndList();
+  }
+
+  static std::string KeyOf(const JsonReader& o) {
+    const JsonReader meta = o.Field("metadata");
+    const absl::string_view ns = meta.Field("namespace").StringView().value_or("");
+    const absl::string_view name = meta.Field("name").StringView().value_or("");
+    return ns.empty() ? std::string(name) : absl::StrCat(ns, "/", name);
   }
 
  private:
-  Ptr DecodeOne(const nlohmann::json& o) {
+  using Entry = std::pair<const std::string, Ptr>;
+  // Index buckets point at the cache's entries (std::map keeps them in place) and keep
+  // them in key order: 8 bytes an object, where a set of keys cost a copy of each key.
+  struct ByKey {
+    bool operator()(const Entry* a, const Entry* b) const { return a->first < b->first; }
+  };
+  using Bucket = absl::btree_set<const Entry*, ByKey>;
+
+  Ptr DecodeOne(const JsonReader& o) {
     absl::StatusOr<T> decoded = decode_(o);
     if (!decoded.ok()) {
       const std::string line = std::string(decoded.status().message());
@@ -140,52 +156,55 @@ class Informer : public ReflectorStore {
     return std::make_shared<const T>(*std::move(decoded));
   }
 
-  void Put(const nlohmann::json& o) {
+  void Put(const JsonReader& o) {
     Ptr after = DecodeOne(o);
     if (after == nullptr) return;
     Ptr before;
     {
       absl::MutexLock lock(&mu_);
-      const std::string key = KeyOf(o);
-      auto it = objects_.find(key);
-      if (it != objects_.end()) {
-        before = it->second;
-        Unindex(key, *before);
+      auto [it, inserted] = objects_.try_emplace(KeyOf(o));
+      if (!inserted) {
+        Unindex(*it);
+        before = std::move(it->second);
       }
-      objects_[key] = after;
-      Index(key, *after);
+      it->second = after;
+      Index(*it);
     }
     if (before == nullptr && handlers_.on_add) handlers_.on_add(after);
     if (before != nullptr && handlers_.on_update) handlers_.on_update(before, after);
   }
 
-  void Index(const std::string& key, const T& object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void Index(const Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     for (const auto& [name, fn] : index_fns_) {
-      for (const std::string& value : fn(object)) indexes_[name][value].insert(key);
+      for (const std::string& value : fn(*entry.second)) indexes_[name][value].insert(&entry);
     }
   }
-  void Unindex(const std::string& key, const T& object) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void Unindex(const Entry& entry) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     for (const auto& [name, fn] : index_fns_) {
-      for (const std::string& value : fn(object)) {
-        auto& keys = indexes_[name][value];
-        keys.erase(key);
-        if (keys.empty()) indexes_[name].erase(value);
+      auto& buckets = indexes_[name];
+      for (const std::string& value : fn(*entry.second)) {
+        auto bucket = buckets.find(value);
+        if (bucket == buckets.end()) continue;
+        bucket->second.erase(&entry);
+        if (bucket->second.empty()) buckets.erase(bucket);
       }
     }
   }
   void Reindex() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     indexes_.clear();
-    for (const auto& [key, object] : objects_) Index(key, *object);
+    for (const Entry& entry : objects_) Index(entry);
   }
 
   const Decode decode_;
   const Handlers handlers_;
   const std::function<void(absl::string_view)> log_;
   std::map<std::string, IndexFn> index_fns_;
+  // What the list under way has decoded (the reflector's thread only).
+  std::map<std::string, Ptr> listing_;
   mutable absl::Mutex mu_;
   std::map<std::string, Ptr> objects_ ABSL_GUARDED_BY(mu_);
-  // index -> value -> keys
-  std::map<std::string, std::map<std::string, std::set<std::string>>> indexes_ ABSL_GUARDED_BY(mu_);
+  // index -> value -> entries
+  std::map<std::string, std::map<std::string, Bucket>> indexes_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
 };
 

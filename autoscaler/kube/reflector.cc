@@ -23,11 +23,8 @@ std::string Escape(absl::string_view value) {
   return out;
 }
 
-std::string ResourceVersionOf(const nlohmann::json& object) {
-  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
-    return "";
-  }
-  return object["metadata"].value("resourceVersion", "");
+std::string ResourceVersionOf(const JsonReader& object) {
+  return object.Field("metadata").Field("resourceVersion").String().value_or("");
 }
 
 absl::Status HttpError(absl::string_view what, long status, absl::string_view body) {
@@ -38,6 +35,28 @@ absl::Status HttpError(absl::string_view what, long status, absl::string_view bo
 }
 
 }  // namespace
+
+absl::StatusOr<ListPage> ReadListPage(simdjson::dom::parser& parser, const std::string& body,
+                                      ReflectorStore& store) {
+  ListPage out;
+  simdjson::dom::element doc;
+  if (parser.parse(body).get(doc) != simdjson::SUCCESS) {
+    return absl::DataLossError("not JSON");
+  }
+  const JsonReader page(doc);
+  const JsonReader items = page.Field("items");
+  if (!page.IsObject() || items.type() != JsonReader::Type::kArray) {
+    return absl::DataLossError("not a list");
+  }
+  GPUA_RETURN_IF_ERROR(items.ForEach([&](const JsonReader& item) {
+    store.Listed(item.Rooted());
+    return absl::OkStatus();
+  }));
+  const JsonReader meta = page.Field("metadata");
+  out.resource_version = meta.Field("resourceVersion").String().value_or("");
+  out.continue_token = meta.Field("continue").String().value_or("");
+  return out;
+}
 
 Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store,
                      ReflectorOptions options)
@@ -67,24 +86,21 @@ std::string Reflector::Query(bool watch) const {
 }
 
 absl::StatusOr<std::string> Reflector::ListAll() {
-  std::vector<nlohmann::json> objects;
   std::string continue_token, rv;
+  store_.BeginList();
   do {
     std::string path = absl::StrCat(path_, "?limit=", options_.page_size, Query(false));
     if (!continue_token.empty()) absl::StrAppend(&path, "&continue=", Escape(continue_token));
     GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("GET", path));
     if (res.status != 200) return HttpError(absl::StrCat("list ", path_), res.status, res.body);
-    nlohmann::json page = nlohmann::json::parse(res.body, nullptr, false);
-    if (page.is_discarded() || !page.is_object() || !page.contains("items") ||
-        !page["items"].is_array()) {
-      return absl::DataLossError(absl::StrCat("list ", path_, ": not a list"));
+    absl::StatusOr<ListPage> page = ReadListPage(parser_, res.body, store_);
+    if (!page.ok()) {
+      return absl::DataLossError(absl::StrCat("list ", path_, ": ", page.status().message()));
     }
-    for (nlohmann::json& item : page["items"]) objects.push_back(std::move(item));
-    const nlohmann::json& meta = page.value("metadata", nlohmann::json::object());
-    rv = meta.value("resourceVersion", "");
-    continue_token = meta.value("continue", "");
+    rv = std::move(page->resource_version);
+    continue_token = std::move(page->continue_token);
   } while (!continue_token.empty());
-  store_.Replace(std::move(objects));
+  store_.EndList();
   return rv;
 }
 
@@ -92,25 +108,29 @@ absl::StatusOr<std::string> Reflector::WatchOnce(std::string rv, const std::atom
   const std::string path = absl::StrCat(path_, "?resourceVersion=", Escape(rv), Query(true));
   absl::Status problem;
   const auto on_line = [&](absl::string_view line) {
-    const nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-    if (event.is_discarded() || !event.is_object() || !event.contains("object")) {
+    const auto malformed = [&] {
       problem = absl::DataLossError(
           absl::StrCat("watch ", path_, ": malformed line: ", line.substr(0, 120)));
       return false;  // restart from the last event applied
-    }
-    const std::string type = event.value("type", "");
-    const nlohmann::json& object = event["object"];
+    };
+    simdjson::dom::element doc;
+    if (parser_.parse(line.data(), line.size()).get(doc) != simdjson::SUCCESS) return malformed();
+    const JsonReader event(doc);
+    const JsonReader object = event.Field("object");
+    if (!event.IsObject() || !object.IsObject()) return malformed();
+    const absl::string_view type = event.Field("type").StringView().value_or("");
     if (type == "ERROR") {
-      const long code = object.value("code", 0);
-      problem = HttpError(absl::StrCat("watch ", path_), code, object.value("message", ""));
+      const long code = object.Field("code").Int().value_or(0);
+      problem = HttpError(absl::StrCat("watch ", path_), code,
+                          object.Field("message").StringView().value_or(""));
       return false;
     }
     if (type == "ADDED") {
-      store_.Add(object);
+      store_.Add(object.Rooted());
     } else if (type == "MODIFIED") {
-      store_.Update(object);
+      store_.Update(object.Rooted());
     } else if (type == "DELETED") {
-      store_.Remove(object);
+      store_.Remove(object.Rooted());
     } else if (type != "BOOKMARK") {
       problem = absl::DataLossError(absl::StrCat("watch ", path_, ": unknown event type ", type));
       return false;

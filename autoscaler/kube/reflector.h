@@ -7,9 +7,10 @@
 #ifndef GPUA_AUTOSCALER_KUBE_REFLECTOR_H_
 #define GPUA_AUTOSCALER_KUBE_REFLECTOR_H_
 
+#include <simdjson.h>
+
 #include <atomic>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,19 +18,34 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "autoscaler/kube/api_client.h"
+#include "cloudproviders/json_reader.h"
 
 namespace gpua::kube {
 
-// What a reflector keeps up to date (an informer's cache).
+// What a reflector keeps up to date (an informer's cache). Objects are lent for the call
+// only: their document is gone when it returns.
 class ReflectorStore {
  public:
   virtual ~ReflectorStore() = default;
-  // Everything that exists, after a (re)list.
-  virtual void Replace(std::vector<nlohmann::json> objects) = 0;
-  virtual void Add(const nlohmann::json& object) = 0;
-  virtual void Update(const nlohmann::json& object) = 0;
-  virtual void Remove(const nlohmann::json& object) = 0;
+  // A (re)list: BeginList, Listed for every object of every page, then EndList once the
+  // list is whole; only then does the store hold exactly what was listed. A list that
+  // fails midway is begun again, and what it had listed is dropped.
+  virtual void BeginList() = 0;
+  virtual void Listed(const JsonReader& object) = 0;
+  virtual void EndList() = 0;
+  virtual void Add(const JsonReader& object) = 0;
+  virtual void Update(const JsonReader& object) = 0;
+  virtual void Remove(const JsonReader& object) = 0;
 };
+
+// Reads one page of a list and hands its items to `store.Listed`; fails (handing nothing on)
+// when the body is not a list.
+struct ListPage {
+  std::string resource_version;
+  std::string continue_token;
+};
+absl::StatusOr<ListPage> ReadListPage(simdjson::dom::parser& parser, const std::string& body,
+                                      ReflectorStore& store);
 
 struct ReflectorOptions {
   int64_t page_size = 500;
@@ -66,6 +82,9 @@ class Reflector {
   ReflectorStore& store_;
   const ReflectorOptions options_;
   std::mt19937 jitter_{std::random_device{}()};
+  // Reused for every page and event, so its buffers are allocated once (simdjson decodes a
+  // list page several times faster than a tree of nlohmann objects is built).
+  simdjson::dom::parser parser_;
 };
 
 }  // namespace gpua::kube

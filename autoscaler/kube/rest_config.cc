@@ -18,14 +18,18 @@ namespace {
 // The entry of a named list (clusters, users, contexts) with this name.
 absl::StatusOr<JsonReader> Named(const JsonReader& root, absl::string_view list,
                                  absl::string_view name) {
-  const nlohmann::json& items = root.Field(list).value();
-  if (items.is_array()) {
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (items[i].is_object() && items[i].value("name", "") == name) {
-        return JsonReader(items[i], absl::StrCat(list, "[", i, "]"));
+  std::optional<JsonReader> found;
+  const JsonReader items = root.Field(list);
+  if (items.type() == JsonReader::Type::kArray) {
+    GPUA_RETURN_IF_ERROR(items.ForEach([&](const JsonReader& item) -> absl::Status {
+      if (!found.has_value() && item.IsObject() &&
+          item.Field("name").StringView().value_or("") == name) {
+        found.emplace(item);
       }
-    }
+      return absl::OkStatus();
+    }));
   }
+  if (found.has_value()) return *std::move(found);
   return root.Field(list).Error(absl::StrCat("no entry named \"", name, "\""));
 }
 

@@ -20,37 +20,34 @@ using testing::FakeApiServer;
 // Keeps objects by namespace/name and counts what would be a duplicate.
 class RecordingStore : public ReflectorStore {
  public:
-  void Replace(std::vector<nlohmann::json> objects) override {
+  void BeginList() override { listing_.clear(); }
+  void Listed(const JsonReader& o) override { listing_[Key(o)] = Version(o); }
+  void EndList() override {
     absl::MutexLock lock(&mu_);
-    objects_.clear();
-    for (auto& o : objects) {
-      const std::string key = Key(o);  // before the move: json's operator= takes by value
-      objects_[key] = std::move(o);
-    }
+    versions_ = std::move(listing_);
+    listing_.clear();
     ++replaces_;
   }
-  void Add(const nlohmann::json& o) override {
+  void Add(const JsonReader& o) override {
     absl::MutexLock lock(&mu_);
-    if (objects_.contains(Key(o))) ++duplicates_;
-    objects_[Key(o)] = o;
+    if (versions_.contains(Key(o))) ++duplicates_;
+    versions_[Key(o)] = Version(o);
   }
-  void Update(const nlohmann::json& o) override {
+  void Update(const JsonReader& o) override {
     absl::MutexLock lock(&mu_);
-    auto it = objects_.find(Key(o));
-    if (it != objects_.end() && Version(it->second) >= Version(o)) ++duplicates_;
-    objects_[Key(o)] = o;
+    auto it = versions_.find(Key(o));
+    if (it != versions_.end() && it->second >= Version(o)) ++duplicates_;
+    versions_[Key(o)] = Version(o);
   }
-  void Remove(const nlohmann::json& o) override {
+  void Remove(const JsonReader& o) override {
     absl::MutexLock lock(&mu_);
-    if (objects_.erase(Key(o)) == 0) ++duplicates_;
+    if (versions_.erase(Key(o)) == 0) ++duplicates_;
   }
 
   // name -> resourceVersion
   std::map<std::string, int64_t> Versions() {
     absl::MutexLock lock(&mu_);
-    std::map<std::string, int64_t> out;
-    for (const auto& [k, o] : objects_) out[k] = Version(o);
-    return out;
+    return versions_;
   }
   int duplicates() {
     absl::MutexLock lock(&mu_);
@@ -62,14 +59,17 @@ class RecordingStore : public ReflectorStore {
   }
 
  private:
-  static std::string Key(const nlohmann::json& o) {
-    return absl::StrCat(o["metadata"].value("namespace", ""), "/", o["metadata"].value("name", ""));
+  static std::string Key(const JsonReader& o) {
+    const JsonReader meta = o.Field("metadata");
+    return absl::StrCat(meta.Field("namespace").StringView().value_or(""), "/",
+                        meta.Field("name").StringView().value_or(""));
   }
-  static int64_t Version(const nlohmann::json& o) {
-    return std::stoll(o["metadata"].value("resourceVersion", "0"));
+  static int64_t Version(const JsonReader& o) {
+    return std::stoll(o.Field("metadata").Field("resourceVersion").String("0").value_or("0"));
   }
+  std::map<std::string, int64_t> listing_;  // the reflector's thread only
   absl::Mutex mu_;
-  std::map<std::string, nlohmann::json> objects_;
+  std::map<std::string, int64_t> versions_;
   int duplicates_ = 0;
   int replaces_ = 0;
 };
