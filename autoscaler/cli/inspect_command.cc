@@ -4,14 +4,13 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "autoscaler/cli/flag_set.h"
-#include "autoscaler/kube/cluster_informers.h"
+#include "autoscaler/kube/cluster_watch.h"
 #include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua {
@@ -64,13 +63,12 @@ std::string StateOf(const NodeObject& n) {
   return "ready";
 }
 
-nlohmann::json Report(const kube::Informer<NodeObject>& nodes,
-                      const kube::Informer<PodObject>& pods) {
+nlohmann::json Report(const kube::ClusterView& view) {
   nlohmann::json out = {{"nodes", nlohmann::json::array()},
                         {"unschedulable_pods", nlohmann::json::array()}};
-  for (const auto& n : nodes.List()) {
+  for (const auto& n : view.nodes) {
     ResourceList used;
-    for (const auto& p : pods.ByIndex(kube::kByNode, n->node.name)) {
+    for (const auto& p : view.PodsOn(n->node.name)) {
       if (p->phase != "Succeeded" && p->phase != "Failed") used += p->spec.requests;
     }
     nlohmann::json node = {{"name", n->node.name},
@@ -92,7 +90,7 @@ nlohmann::json Report(const kube::Informer<NodeObject>& nodes,
     }
     out["nodes"].push_back(std::move(node));
   }
-  for (const auto& p : pods.ByIndex(kube::kUnschedulable, "true")) {
+  for (const auto& p : view.unschedulable) {
     nlohmann::json pod = {{"name", p->spec.Key()}, {"requests", ToJson(p->spec.requests)}};
     if (!p->spec.invalid.ok()) pod["error"] = std::string(p->spec.invalid.message());
     out["unschedulable_pods"].push_back(std::move(pod));
@@ -168,42 +166,31 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, s
     std::lock_guard<std::mutex> lock(out_mu);
     err << "gpu-autoscaler inspect: " << line << "\n";
   };
-  kube::Informer<NodeObject>::Handlers node_events;
-  node_events.on_add = [&](const auto& n) { change("node added " + n->node.name); };
-  node_events.on_update = [&](const auto&, const auto& n) {
+  kube::ClusterWatchOptions watch;
+  watch.budgets = watch.daemonsets = watch.workloads = false;  // nodes and pods are enough
+  watch.log = log;
+  watch.node_handlers.on_add = [&](const auto& n) { change("node added " + n->node.name); };
+  watch.node_handlers.on_update = [&](const auto&, const auto& n) {
     change("node changed " + n->node.name + " (" + StateOf(*n) + ")");
   };
-  node_events.on_delete = [&](const auto& n) { change("node deleted " + n->node.name); };
-  kube::Informer<PodObject>::Handlers pod_events;
-  pod_events.on_add = [&](const auto& p) {
+  watch.node_handlers.on_delete = [&](const auto& n) { change("node deleted " + n->node.name); };
+  watch.pod_handlers.on_add = [&](const auto& p) {
     change(absl::StrCat("pod added ", p->spec.Key(), p->unschedulable ? " (unschedulable)" : ""));
   };
-  pod_events.on_update = [&](const auto&, const auto& p) {
+  watch.pod_handlers.on_update = [&](const auto&, const auto& p) {
     change(absl::StrCat("pod changed ", p->spec.Key(),
                         p->spec.node_name.empty() ? "" : " on " + p->spec.node_name));
   };
-  pod_events.on_delete = [&](const auto& p) { change("pod deleted " + p->spec.Key()); };
-  kube::Informer<NodeObject> nodes(kube::NodeDecoder(), node_events, log);
-  kube::Informer<PodObject> pods(kube::PodDecoder(), pod_events, log);
-  kube::AddPodIndexes(pods);
-  kube::ReflectorOptions reflect;
-  reflect.log = log;
-  kube::Reflector node_reflector(**client, kube::kNodesPath, nodes, reflect);
-  kube::Reflector pod_reflector(**client, kube::kPodsPath, pods, reflect);
-  std::atomic<bool> stop{false};
-  std::thread node_thread([&] { node_reflector.Run(stop); });
-  std::thread pod_thread([&] { pod_reflector.Run(stop); });
-  const absl::Time deadline = absl::Now() + f.sync_timeout;
-  while (!(nodes.synced() && pods.synced()) && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  watch.pod_handlers.on_delete = [&](const auto& p) { change("pod deleted " + p->spec.Key()); };
+  kube::ClusterWatch cluster(**client, std::move(watch));
+  cluster.Start();
   int rc = 0;
-  if (!(nodes.synced() && pods.synced())) {
+  if (!cluster.WaitForSync(f.sync_timeout)) {
     err << "gpu-autoscaler inspect: could not list nodes and pods from " << config->server
         << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
     rc = kExitFailure;
   } else {
-    const nlohmann::json report = Report(nodes, pods);
+    const nlohmann::json report = Report(cluster.View());
     {
       std::lock_guard<std::mutex> lock(out_mu);
       if (f.output == "json") {
@@ -218,9 +205,6 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, s
       watching = false;
     }
   }
-  stop = true;
-  node_thread.join();
-  pod_thread.join();
   return rc;
 }
 

@@ -2,24 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "autoscaler/kube/typed_objects.h"
 #include "estimator/status_macros.h"
 
 namespace gpua::kube {
-namespace {
-
-// metav1.MicroTime: RFC 3339 with microseconds, UTC.
-std::string MicroTime(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
-
-absl::Time ParseMicroTime(const std::string& text) {
-  absl::Time t;
-  std::string err;
-  if (!absl::ParseTime(absl::RFC3339_full, text, &t, &err)) return absl::InfinitePast();
-  return t;
-}
-
-}  // namespace
 
 LeaderElector::LeaderElector(ApiClient& client, LeaderElectionConfig config)
     : client_(client), config_(std::move(config)) {}
@@ -39,8 +25,8 @@ nlohmann::json LeaderElector::NewLease(absl::Time now, int32_t transitions,
           {"spec",
            {{"holderIdentity", config_.identity},
             {"leaseDurationSeconds", absl::ToInt64Seconds(config_.lease_duration)},
-            {"acquireTime", MicroTime(acquired)},
-            {"renewTime", MicroTime(now)},
+            {"acquireTime", FormatMicroTime(acquired)},
+            {"renewTime", FormatMicroTime(now)},
             {"leaseTransitions", transitions}}}};
 }
 
@@ -58,33 +44,34 @@ absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
     return absl::UnavailableError(
         absl::StrCat("get lease ", config_.lease_name, ": HTTP ", got.status));
   }
-  nlohmann::json lease = nlohmann::json::parse(got.body, nullptr, false);
-  if (lease.is_discarded() || !lease.contains("spec") || !lease.contains("metadata")) {
-    return absl::DataLossError(absl::StrCat("lease ", config_.lease_name, ": not a Lease"));
+  const nlohmann::json body = nlohmann::json::parse(got.body, nullptr, false);
+  if (body.is_discarded()) {
+    return absl::DataLossError(absl::StrCat("Lease ", config_.lease_name, ": not JSON"));
   }
-  const nlohmann::json& spec = lease["spec"];
-  const std::string spec_text = spec.dump();
-  if (spec_text != observed_) {  // it changed: judge it from now on
-    observed_ = spec_text;
+  GPUA_ASSIGN_OR_RETURN(LeaseObject lease, DecodeLease(JsonReader(body)));
+  const std::string seen =
+      absl::StrCat(lease.holder, "|", FormatMicroTime(lease.renew_time), "|", lease.transitions);
+  if (seen != observed_) {  // it changed: judge it from now on
+    observed_ = seen;
     observed_at_ = now;
   }
-  const std::string holder = spec.value("holderIdentity", "");
-  const absl::Duration held_for = absl::Seconds(spec.value("leaseDurationSeconds", 0));
-  if (!holder.empty() && holder != config_.identity && observed_at_ + held_for > now) {
+  if (!lease.holder.empty() && lease.holder != config_.identity &&
+      observed_at_ + lease.lease_duration > now) {
     return false;  // someone else holds it and renews it
   }
-  int32_t transitions = spec.value("leaseTransitions", 0);
-  absl::Time acquired = ParseMicroTime(spec.value("acquireTime", ""));
-  if (holder != config_.identity) {
+  int32_t transitions = lease.transitions;
+  absl::Time acquired = lease.acquire_time;
+  if (lease.holder != config_.identity) {
     ++transitions;
     acquired = now;
   }
+  if (acquired == absl::InfinitePast()) acquired = now;  // a lease written without one
   nlohmann::json update = NewLease(now, transitions, acquired);
-  update["metadata"]["resourceVersion"] = lease["metadata"].value("resourceVersion", "");
+  update["metadata"]["resourceVersion"] = lease.resource_version;
   GPUA_ASSIGN_OR_RETURN(HttpResponse put, client_.Request("PUT", Path(true), update.dump(),
                                                           "application/json", CallTimeout()));
   if (put.status == 200) {
-    observed_ = update["spec"].dump();
+    observed_ = absl::StrCat(config_.identity, "|", FormatMicroTime(now), "|", transitions);
     observed_at_ = now;
   }
   return put.status == 200;  // 409: someone else wrote it first

@@ -1,0 +1,122 @@
+#include "autoscaler/kube/cluster_watch.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace gpua::kube {
+namespace {
+
+struct WorkloadKind {
+  const char* kind;
+  const char* path;
+};
+constexpr WorkloadKind kWorkloadKinds[] = {
+    {"ReplicaSet", "/apis/apps/v1/replicasets"},
+    {"StatefulSet", "/apis/apps/v1/statefulsets"},
+    {"Job", "/apis/batch/v1/jobs"},
+    {"ReplicationController", "/api/v1/replicationcontrollers"},
+};
+
+std::string RefKey(absl::string_view kind, absl::string_view ns, absl::string_view name) {
+  return absl::StrCat(kind, "/", ns, "/", name);
+}
+
+}  // namespace
+
+WorkloadPtr ClusterView::ControllerOf(const PodSpec& pod) const {
+  if (!pod.owner.has_value()) return nullptr;
+  auto it = workloads_by_ref.find(RefKey(pod.owner->kind, pod.namespace_name, pod.owner->name));
+  if (it == workloads_by_ref.end() || !Owns(*it->second, *pod.owner)) return nullptr;
+  return it->second;
+}
+
+const std::vector<PodPtr>& ClusterView::PodsOn(const std::string& node) const {
+  static const std::vector<PodPtr> kNone;
+  auto it = pods_by_node.find(node);
+  return it == pods_by_node.end() ? kNone : it->second;
+}
+
+ClusterWatch::ClusterWatch(ApiClient& client, ClusterWatchOptions options)
+    : client_(client),
+      options_(std::move(options)),
+      nodes_(NodeDecoder(), options_.node_handlers, options_.log),
+      pods_(PodDecoder(), options_.pod_handlers, options_.log),
+      pdbs_(PdbDecoder(), {}, options_.log),
+      daemonsets_(DaemonSetDecoder(), {}, options_.log) {
+  AddPodIndexes(pods_);
+  Watch(nodes_, kNodesPath);
+  Watch(pods_, kPodsPath);
+  if (options_.budgets) Watch(pdbs_, kPdbsPath);
+  if (options_.daemonsets) Watch(daemonsets_, kDaemonSetsPath);
+  if (options_.workloads) {
+    for (const WorkloadKind& k : kWorkloadKinds) {
+      const std::string kind = k.kind;
+      workloads_.push_back(std::make_unique<Informer<WorkloadObject>>(
+          [kind](const JsonReader& o) { return DecodeWorkload(o, kind); },
+          Informer<WorkloadObject>::Handlers{}, options_.log));
+      Watch(*workloads_.back(), k.path);
+    }
+  }
+}
+
+template <typename T>
+void ClusterWatch::Watch(Informer<T>& informer, const std::string& path) {
+  watched_.push_back({&informer, [&informer] { return informer.synced(); }, path});
+}
+
+ClusterWatch::~ClusterWatch() {
+  stop_ = true;
+  for (std::thread& t : threads_) t.join();
+}
+
+void ClusterWatch::Start() {
+  ReflectorOptions reflect = options_.reflector;
+  if (!reflect.log) reflect.log = options_.log;
+  for (const Watched& w : watched_) {
+    reflectors_.push_back(std::make_unique<Reflector>(client_, w.path, *w.store, reflect));
+    Reflector* r = reflectors_.back().get();
+    threads_.emplace_back([this, r] { r->Run(stop_); });
+  }
+}
+
+bool ClusterWatch::synced() const {
+  for (const Watched& w : watched_) {
+    if (!w.synced()) return false;
+  }
+  return true;
+}
+
+bool ClusterWatch::WaitForSync(absl::Duration timeout) const {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!synced()) {
+    if (absl::Now() >= deadline) return false;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  return true;
+}
+
+ClusterView ClusterWatch::View() const {
+  ClusterView view;
+  view.taken = absl::Now();
+  view.nodes = nodes_.List();
+  // Bound and unschedulable pods come from one list, so they agree with each other.
+  view.pods = pods_.List();
+  for (const PodPtr& p : view.pods) {
+    if (!p->spec.node_name.empty()) {
+      view.pods_by_node[p->spec.node_name].push_back(p);
+    } else if (p->unschedulable) {
+      view.unschedulable.push_back(p);
+    }
+  }
+  view.pdbs = pdbs_.List();
+  view.daemonsets = daemonsets_.List();
+  for (const auto& informer : workloads_) {
+    for (WorkloadPtr w : informer->List()) {
+      view.workloads_by_ref[RefKey(w->kind, w->namespace_name, w->name)] = w;
+      view.workloads.push_back(std::move(w));
+    }
+  }
+  return view;
+}
+
+}  // namespace gpua::kube

@@ -1,0 +1,140 @@
+// ClusterWatch over the fake API server: every kind the controller reads, one view per
+// loop in which bound and unschedulable pods agree, pods matched to the controllers that
+// would recreate them, and objects that cannot be read reported while the rest go on.
+#include "autoscaler/kube/cluster_watch.h"
+
+#include <catch2/catch.hpp>
+#include <mutex>
+#include <thread>
+
+#include "tests/support/fake_api_client.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::kube {
+namespace {
+
+using testing::FakeApiServer;
+
+nlohmann::json OwnedPod(const std::string& name, const std::string& node,
+                        const std::string& owner_kind, const std::string& owner,
+                        const std::string& owner_uid) {
+  nlohmann::json p = {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "pod-" + name}}},
+                      {"spec", {{"containers", {{{"name", "main"}}}}}},
+                      {"status", {{"phase", node.empty() ? "Pending" : "Running"}}}};
+  if (!node.empty()) p["spec"]["nodeName"] = node;
+  if (node.empty()) {
+    p["status"]["conditions"] = {
+        {{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}};
+  }
+  if (!owner.empty()) {
+    p["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                         {"kind", owner_kind},
+                                         {"name", owner},
+                                         {"uid", owner_uid},
+                                         {"controller", true}}};
+  }
+  return p;
+}
+
+nlohmann::json Workload(const std::string& name, const std::string& uid, nlohmann::json spec) {
+  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", uid}}}, {"spec", spec}};
+}
+
+nlohmann::json Node(const std::string& name) {
+  return {{"metadata", {{"name", name}}},
+          {"status", {{"allocatable", {{"cpu", "8"}, {"nvidia.com/gpu", "1"}}}}}};
+}
+
+bool Eventually(const std::function<bool()>& condition) {
+  for (int i = 0; i < 500; ++i) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return condition();
+}
+
+TEST_CASE("a cluster view holds every kind and knows which pods a controller would recreate",
+          "[kube][cluster-watch]") {
+  FakeApiServer server;
+  server.Upsert("nodes", Node("gpu-1"));
+  server.Upsert("replicasets", Workload("web-7d9f", "rs-uid", {{"replicas", 3}}));
+  server.Upsert("statefulsets", Workload("db", "ss-uid", {}));
+  server.Upsert("jobs", Workload("train", "job-uid", {{"parallelism", 4}}));
+  server.Upsert("statefulsets", Workload("broken", "ss-2", {{"replicas", "three"}}));
+  server.Upsert("pods", OwnedPod("web-a", "gpu-1", "ReplicaSet", "web-7d9f", "rs-uid"));
+  server.Upsert("pods", OwnedPod("db-0", "gpu-1", "StatefulSet", "db", "ss-uid"));
+  server.Upsert("pods", OwnedPod("train-x", "", "Job", "train", "job-uid"));
+  // Its ReplicaSet was deleted and made again under the same name: not its controller.
+  server.Upsert("pods", OwnedPod("stale", "gpu-1", "ReplicaSet", "web-7d9f", "old-uid"));
+  server.Upsert("pods", OwnedPod("bare", "gpu-1", "", "", ""));
+
+  std::unique_ptr<ApiClient> client = testing::ClientFor(server);
+  std::mutex log_mu;
+  std::vector<std::string> log;
+  ClusterWatchOptions options;
+  options.reflector.watch_timeout = absl::Seconds(2);
+  options.reflector.initial_backoff = absl::Milliseconds(20);
+  options.log = [&](absl::string_view line) {
+    std::lock_guard<std::mutex> lock(log_mu);
+    log.emplace_back(line);
+  };
+  ClusterWatch cluster(*client, options);
+  cluster.Start();
+  REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
+
+  const ClusterView view = cluster.View();
+  CHECK(view.nodes.size() == 1);
+  CHECK(view.pods.size() == 5);
+  CHECK(view.PodsOn("gpu-1").size() == 4);
+  CHECK(view.PodsOn("gpu-2").empty());
+  REQUIRE(view.unschedulable.size() == 1);
+  CHECK(view.unschedulable[0]->spec.name == "train-x");
+  CHECK(view.workloads.size() == 3);  // the broken StatefulSet is reported, not cached
+
+  const auto controller = [&](const std::string& pod) -> std::string {
+    for (const PodPtr& p : view.pods) {
+      if (p->spec.name != pod) continue;
+      WorkloadPtr w = view.ControllerOf(p->spec);
+      return w == nullptr ? "none" : absl::StrCat(w->kind, " ", w->name, " x", w->replicas);
+    }
+    return "no such pod";
+  };
+  CHECK(controller("web-a") == "ReplicaSet web-7d9f x3");
+  CHECK(controller("db-0") == "StatefulSet db x1");  // replicas defaults to 1
+  CHECK(controller("train-x") == "Job train x4");
+  CHECK(controller("stale") == "none");
+  CHECK(controller("bare") == "none");
+  {
+    std::lock_guard<std::mutex> lock(log_mu);
+    REQUIRE(log.size() >= 1);
+    CHECK_THAT(log[0], Catch::Contains("StatefulSet ml/broken: spec.replicas: expected an "
+                                       "integer, found string"));
+  }
+
+  // A pod that gets bound moves from unschedulable to its node in the next view, never both.
+  server.Upsert("pods", OwnedPod("train-x", "gpu-1", "Job", "train", "job-uid"));
+  REQUIRE(Eventually([&] { return cluster.View().unschedulable.empty(); }));
+  const ClusterView later = cluster.View();
+  CHECK(later.PodsOn("gpu-1").size() == 5);
+  // And the informer's own indexes say the same.
+  CHECK(cluster.pods().ByIndex(kByNode, "gpu-1").size() == 5);
+  CHECK(cluster.pods().ByIndex(kUnschedulable, "true").empty());
+}
+
+TEST_CASE("a watch limited to nodes and pods syncs without the other kinds",
+          "[kube][cluster-watch]") {
+  FakeApiServer server;
+  server.Upsert("nodes", Node("gpu-1"));
+  std::unique_ptr<ApiClient> client = testing::ClientFor(server);
+  ClusterWatchOptions options;
+  options.budgets = options.daemonsets = options.workloads = false;
+  options.log = [](absl::string_view) {};
+  ClusterWatch cluster(*client, options);
+  cluster.Start();
+  REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
+  CHECK(cluster.View().nodes.size() == 1);
+  CHECK(cluster.View().workloads.empty());
+}
+
+}  // namespace
+}  // namespace gpua::kube
