@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "tests/integration/test_pki.h"
+#include "tests/support/test_pki.h"
 
 namespace gpua::kube {
 namespace {

@@ -16,7 +16,7 @@
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/node_proto.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
-#include "tests/integration/test_pki.h"
+#include "tests/support/test_pki.h"
 
 namespace gpua {
 namespace {

@@ -3,15 +3,19 @@
 #define GPUA_TESTS_SUPPORT_FAKE_API_CLIENT_H_
 
 #include <memory>
+#include <string>
 
 #include "autoscaler/kube/api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::testing {
 
-inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server) {
+// `ca_pem`: the CA to trust when the server speaks TLS.
+inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server,
+                                                  const std::string& ca_pem = "") {
   kube::RestConfig config;
   config.server = server.url();
+  config.ca_pem = ca_pem;
   kube::ClientOptions options;
   options.qps = 0;
   return *kube::ApiClient::Create(config, options);

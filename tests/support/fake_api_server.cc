@@ -1,11 +1,15 @@
 #include "tests/support/fake_api_server.h"
 
+#include <openssl/pem.h>
+
 #include <algorithm>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace gpua::testing {
 namespace {
@@ -42,23 +46,106 @@ std::string Field(const nlohmann::json& o, absl::string_view path) {
   return at->is_string() ? at->get<std::string>() : "";
 }
 
+// Kinds without a status subresource.
+bool HasStatus(const std::string& resource) {
+  return resource != "configmaps" && resource != "leases" && resource != "events" &&
+         resource != "secrets" && resource != "serviceaccounts";
+}
+
+// Splits a label selector at the commas that are not inside "in (a,b)".
+std::vector<std::string> SelectorTerms(absl::string_view selector) {
+  std::vector<std::string> terms(1);
+  int depth = 0;
+  for (char c : selector) {
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (c == ',' && depth == 0) {
+      terms.emplace_back();
+    } else {
+      terms.back().push_back(c);
+    }
+  }
+  for (std::string& t : terms) t = std::string(absl::StripAsciiWhitespace(t));
+  terms.erase(std::remove(terms.begin(), terms.end(), ""), terms.end());
+  return terms;
+}
+
+// One label selector term against an object's labels.
+bool LabelTermMatches(const nlohmann::json& o, absl::string_view term) {
+  const nlohmann::json labels = o["metadata"].value("labels", nlohmann::json::object());
+  const auto value_of = [&](absl::string_view key) -> std::optional<std::string> {
+    auto it = labels.find(std::string(absl::StripAsciiWhitespace(key)));
+    if (it == labels.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (absl::StartsWith(term, "!")) return !value_of(term.substr(1)).has_value();
+  for (absl::string_view op : {" notin ", " in "}) {
+    const size_t at = term.find(op);
+    if (at == absl::string_view::npos) continue;
+    absl::string_view set = absl::StripAsciiWhitespace(term.substr(at + op.size()));
+    set = absl::StripSuffix(absl::StripPrefix(set, "("), ")");
+    const std::optional<std::string> v = value_of(term.substr(0, at));
+    bool in = false;
+    for (absl::string_view item : absl::StrSplit(set, ',')) {
+      in = in || (v.has_value() && *v == absl::StripAsciiWhitespace(item));
+    }
+    return op == " in " ? in : !in;
+  }
+  if (const size_t at = term.find("!="); at != absl::string_view::npos) {
+    return value_of(term.substr(0, at)) != std::string(term.substr(at + 2));
+  }
+  if (const size_t at = term.find('='); at != absl::string_view::npos) {
+    const absl::string_view value = absl::StripPrefix(term.substr(at + 1), "=");
+    return value_of(term.substr(0, at)) == std::string(value);
+  }
+  return value_of(term).has_value();
+}
+
+// One field selector term (path=value, path==value, path!=value).
+bool FieldTermMatches(const nlohmann::json& o, absl::string_view term) {
+  if (const size_t at = term.find("!="); at != absl::string_view::npos) {
+    return Field(o, term.substr(0, at)) != term.substr(at + 2);
+  }
+  const size_t at = term.find('=');
+  if (at == absl::string_view::npos) return false;
+  return Field(o, term.substr(0, at)) == absl::StripPrefix(term.substr(at + 1), "=");
+}
+
 }  // namespace
 
-FakeApiServer::FakeApiServer() {
-  server_.Get(".*",
-              [this](const httplib::Request& req, httplib::Response& res) { HandleGet(req, res); });
+FakeApiServer::FakeApiServer() : server_(std::make_unique<httplib::Server>()) { Serve(); }
+
+FakeApiServer::FakeApiServer(const TlsIdentity& tls) : tls_(true) {
+  const auto read = [](const std::string& pem, auto reader) {
+    BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+    auto* value = reader(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    return value;
+  };
+  X509* cert = read(tls.cert, PEM_read_bio_X509);
+  EVP_PKEY* key = read(tls.key, PEM_read_bio_PrivateKey);
+  server_ = std::make_unique<httplib::SSLServer>(cert, key);  // it takes its own references
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  Serve();
+}
+
+void FakeApiServer::Serve() {
+  httplib::Server& server = *server_;
+  server.Get(".*",
+             [this](const httplib::Request& req, httplib::Response& res) { HandleGet(req, res); });
   for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
     const auto handler = [this, method](const httplib::Request& req, httplib::Response& res) {
       HandleWrite(method, req, res);
     };
-    if (std::string(method) == "POST") server_.Post(".*", handler);
-    if (std::string(method) == "PUT") server_.Put(".*", handler);
-    if (std::string(method) == "PATCH") server_.Patch(".*", handler);
-    if (std::string(method) == "DELETE") server_.Delete(".*", handler);
+    if (std::string(method) == "POST") server.Post(".*", handler);
+    if (std::string(method) == "PUT") server.Put(".*", handler);
+    if (std::string(method) == "PATCH") server.Patch(".*", handler);
+    if (std::string(method) == "DELETE") server.Delete(".*", handler);
   }
-  port_ = server_.bind_to_any_port("127.0.0.1");
-  thread_ = std::thread([this] { server_.listen_after_bind(); });
-  for (int i = 0; i < 500 && !server_.is_running(); ++i) {
+  port_ = server.bind_to_any_port("127.0.0.1");
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  for (int i = 0; i < 500 && !server_->is_running(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
@@ -69,11 +156,13 @@ FakeApiServer::~FakeApiServer() {
     stopping_ = true;
   }
   changed_.SignalAll();
-  server_.stop();
+  server_->stop();
   thread_.join();
 }
 
-std::string FakeApiServer::url() const { return absl::StrCat("http://127.0.0.1:", port_); }
+std::string FakeApiServer::url() const {
+  return absl::StrCat(tls_ ? "https" : "http", "://127.0.0.1:", port_);
+}
 
 int64_t FakeApiServer::Upsert(const std::string& resource, nlohmann::json object) {
   absl::MutexLock lock(&mu_);
@@ -149,16 +238,12 @@ int FakeApiServer::requests() const {
 bool FakeApiServer::Selected(const nlohmann::json& o, const std::string& ns,
                              const httplib::Request& req) const {
   if (!ns.empty() && o["metadata"].value("namespace", "") != ns) return false;
-  for (absl::string_view term :
-       absl::StrSplit(req.get_param_value("labelSelector"), ',', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
-    const std::string value = absl::StripPrefix(kv.second, "=").data();
-    if (Field(o, absl::StrCat("metadata.labels.", kv.first)) != value) return false;
+  for (const std::string& term : SelectorTerms(req.get_param_value("labelSelector"))) {
+    if (!LabelTermMatches(o, term)) return false;
   }
   for (absl::string_view term :
        absl::StrSplit(req.get_param_value("fieldSelector"), ',', absl::SkipEmpty())) {
-    std::pair<std::string, std::string> kv = absl::StrSplit(term, absl::MaxSplits('=', 1));
-    if (Field(o, kv.first) != kv.second) return false;
+    if (!FieldTermMatches(o, term)) return false;
   }
   return true;
 }
@@ -236,6 +321,11 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     absl::MutexLock lock(&mu_);
     return Evict(*t, res);
   }
+  if (t.has_value() && t->subresource == "status" && HasStatus(t->resource) &&
+      (method == "PUT" || method == "PATCH")) {
+    absl::MutexLock lock(&mu_);
+    return WriteStatus(method, *t, req, res);
+  }
   if (!t.has_value() || !t->subresource.empty()) {
     return answer(404, StatusObject(404, "no such path"));
   }
@@ -291,7 +381,59 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     updated = it->second;
     updated.merge_patch(body);
   }
+  if (HasStatus(t->resource)) {  // the status subresource is the only way to change it
+    if (it->second.contains("status")) {
+      updated["status"] = it->second["status"];
+    } else {
+      updated.erase("status");
+    }
+  }
   store(std::move(updated), "MODIFIED", 200);
+}
+
+void FakeApiServer::WriteStatus(const std::string& method, const Target& t,
+                                const httplib::Request& req, httplib::Response& res) {
+  const auto answer = [&](int status, const nlohmann::json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+  };
+  auto& bucket = objects_[t.resource];
+  auto it = bucket.find(absl::StrCat(t.ns, "/", t.name));
+  if (it == bucket.end()) return answer(404, StatusObject(404, t.name + " not found"));
+  const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return answer(400, StatusObject(400, "body is not a JSON object"));
+  }
+  nlohmann::json whole;
+  if (method == "PUT") {
+    const std::string want = body.contains("metadata") && body["metadata"].is_object()
+                                 ? body["metadata"].value("resourceVersion", "")
+                                 : "";
+    if (!want.empty() && want != it->second["metadata"].value("resourceVersion", "")) {
+      return answer(409, StatusObject(409, "the object has been modified"));
+    }
+    whole = body;
+  } else if (req.get_header_value("Content-Type") == "application/json-patch+json") {
+    try {
+      whole = it->second.patch(body);
+    } catch (const nlohmann::json::exception& e) {
+      return answer(422, StatusObject(422, e.what()));
+    }
+  } else {
+    whole = it->second;
+    whole.merge_patch(body);
+  }
+  nlohmann::json updated = it->second;  // everything but the status stays as it was
+  if (whole.contains("status")) {
+    updated["status"] = whole["status"];
+  } else {
+    updated.erase("status");
+  }
+  updated["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  it->second = updated;
+  events_.push_back({rv_, "MODIFIED", updated, t.resource});
+  changed_.SignalAll();
+  answer(200, updated);
 }
 
 void FakeApiServer::List(const std::string& resource, const std::string& ns,

@@ -9,21 +9,28 @@
 //   the stream ends at timeoutSeconds;
 // - a watch from a compacted resourceVersion gets one ERROR event whose Status has code
 //   410, as a real server answers;
-// - labelSelector with key=value terms, fieldSelector metadata.name= and spec.nodeName=.
+// - labelSelector with equality terms (key=value, key==value, key!=value), set terms
+//   (key in (a,b), key notin (a,b), key, !key); fieldSelector with = and != on any string
+//   field by its dotted path (metadata.name, spec.nodeName, status.phase);
 // - evictions (POST pods/<name>/eviction) consult the PodDisruptionBudgets whose matchLabels
 //   select the pod: none or one allowing a disruption evicts (201) and uses it up; one
 //   allowing none answers 429; more than one answers 500, as a real server does;
 // - writes: POST (create; 409 AlreadyExists), GET of one object, PUT (update; 409 Conflict
 //   when metadata.resourceVersion is given and stale), PATCH as JSON merge patch or JSON
 //   patch (a failed "test" is 422), DELETE; for /api/v1 and /apis/<group>/<version> paths
-//   (leases under coordination.k8s.io).
+//   (leases under coordination.k8s.io);
+// - the status subresource (<name>/status) of kinds that have one: writes there change
+//   only .status, and writes to the object itself leave its .status as it was;
+// - TLS when made with a server identity (tests make the CA with OpenSSL, test_pki.h).
 // Fault injection: cut the next watch stream after N bytes (mid-object), put a malformed
 // line into it, answer the next N requests with a status code.
 //
 // Where it differs from a real API server: list pages after the first come from the state
-// at the time of the page, not a snapshot at the first page's resourceVersion; selectors
-// support only the forms above; no admission, defaulting, validation, status subresource
-// or field ownership; a resource is known by its plural name alone (not its group).
+// at the time of the page, not a snapshot at the first page's resourceVersion; no
+// admission, defaulting, validation or field ownership (server-side apply); a resource is
+// known by its plural name alone (not its group), and every resource but ConfigMaps,
+// Leases, Events, Secrets and ServiceAccounts is taken to have a status subresource; only
+// HTTP/1.1.
 #ifndef GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
 #define GPUA_TESTS_SUPPORT_FAKE_API_SERVER_H_
 
@@ -44,7 +51,14 @@ namespace gpua::testing {
 
 class FakeApiServer {
  public:
+  // What the server presents over TLS (PEM).
+  struct TlsIdentity {
+    std::string cert;
+    std::string key;
+  };
+
   FakeApiServer();
+  explicit FakeApiServer(const TlsIdentity& tls);
   ~FakeApiServer();
 
   std::string url() const;
@@ -93,6 +107,8 @@ class FakeApiServer {
              httplib::Response& res);
   bool Selected(const nlohmann::json& object, const std::string& ns,
                 const httplib::Request& req) const;
+  void WriteStatus(const std::string& method, const Target& t, const httplib::Request& req,
+                   httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   absl::CondVar changed_;
@@ -110,7 +126,10 @@ class FakeApiServer {
   std::chrono::milliseconds bookmark_interval_ ABSL_GUARDED_BY(mu_){200};
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
-  httplib::Server server_;
+  void Serve();
+
+  std::unique_ptr<httplib::Server> server_;
+  bool tls_ = false;
   int port_ = 0;
   std::thread thread_;
 };

@@ -1,8 +1,8 @@
 // A throwaway certificate authority for TLS tests: a CA, a server certificate for 127.0.0.1
 // and localhost, and a client certificate, made with OpenSSL at run time (nothing secret
 // is committed, nothing expires in the repository).
-#ifndef GPUA_TESTS_INTEGRATION_TEST_PKI_H_
-#define GPUA_TESTS_INTEGRATION_TEST_PKI_H_
+#ifndef GPUA_TESTS_SUPPORT_TEST_PKI_H_
+#define GPUA_TESTS_SUPPORT_TEST_PKI_H_
 
 #include <string>
 
@@ -21,4 +21,4 @@ TestPki MakeTestPki();
 
 }  // namespace gpua::testing
 
-#endif  // GPUA_TESTS_INTEGRATION_TEST_PKI_H_
+#endif  // GPUA_TESTS_SUPPORT_TEST_PKI_H_

@@ -1,4 +1,4 @@
-#include "tests/integration/test_pki.h"
+#include "tests/support/test_pki.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
