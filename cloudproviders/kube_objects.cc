@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <regex>
 
 #include "absl/status/status.h"
@@ -9,6 +10,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cloudproviders/api_time.h"
 #include "estimator/gpu/cuda_compat.h"
 #include "estimator/status_macros.h"
 
@@ -469,10 +472,43 @@ PodSpec DecodePod(const JsonReader& obj) {
 
 PodSpec DecodePod(const nlohmann::json& object) { return DecodePod(JsonReader(object)); }
 
+namespace {
+
+// The drain facts of a pod; a malformed one is taken the cautious way (not safe to evict).
+void DecodeDrainFacts(const JsonReader& obj, PodObject& out) {
+  const JsonReader meta = obj.Field("metadata");
+  const absl::string_view created = meta.Field("creationTimestamp").StringView().value_or("");
+  if (!ParseApiTime(created, &out.created)) out.created = absl::InfinitePast();
+  out.terminating = !meta.Field("deletionTimestamp").IsNull();
+  const JsonReader annotations = meta.Field("annotations");
+  out.mirror = !annotations.Field("kubernetes.io/config.mirror").IsNull();
+  const absl::string_view safe =
+      annotations.Field("cluster-autoscaler.kubernetes.io/safe-to-evict").StringView().value_or("");
+  if (safe == "true") out.safe_to_evict = true;
+  if (safe == "false") out.safe_to_evict = false;
+  const std::vector<std::string> safe_volumes = absl::StrSplit(
+      annotations.Field("cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes")
+          .StringView()
+          .value_or(""),
+      ',', absl::SkipWhitespace());
+  const absl::Status unused =
+      obj.Field("spec").Field("volumes").ForEach([&](const JsonReader& v) -> absl::Status {
+        if (v.Field("emptyDir").IsNull() && v.Field("hostPath").IsNull()) return absl::OkStatus();
+        const absl::string_view name = v.Field("name").StringView().value_or("");
+        if (std::find(safe_volumes.begin(), safe_volumes.end(), name) == safe_volumes.end()) {
+          out.local_storage = true;
+        }
+        return absl::OkStatus();
+      });
+}
+
+}  // namespace
+
 PodObject DecodePodObject(const JsonReader& obj) {
   PodObject out;
   out.spec = DecodePod(obj);
   if (!obj.IsObject()) return out;
+  DecodeDrainFacts(obj, out);
   out.resource_version = obj.Field("metadata").Field("resourceVersion").String().value_or("");
   const JsonReader status = obj.Field("status");
   out.phase = status.Field("phase").String().value_or("");

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "cloudproviders/json_reader.h"
 #include "estimator/node.h"
 #include "estimator/pod.h"
@@ -40,6 +41,14 @@ struct PodObject {
   bool unschedulable = false;  // condition PodScheduled=False with reason Unschedulable
   std::string nominated_node;
   std::string resource_version;
+  // What draining a node needs to know of its pods.
+  absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
+  bool terminating = false;                   // metadata.deletionTimestamp is set
+  bool mirror = false;  // a static pod's mirror (kubernetes.io/config.mirror): not evictable
+  // cluster-autoscaler.kubernetes.io/safe-to-evict: true, false, or not said.
+  std::optional<bool> safe_to_evict;
+  // An emptyDir or hostPath volume not named in the safe-to-evict-local-volumes annotation.
+  bool local_storage = false;
 };
 PodObject DecodePodObject(const JsonReader& object);
 PodObject DecodePodObject(const nlohmann::json& object);

@@ -12,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
+#include "cloudproviders/api_time.h"
+#include "cloudproviders/json_reader.h"
 #include "cloudproviders/node_group_file.h"
 #include "estimator/status_macros.h"
 
@@ -195,18 +197,22 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
     if (!c.exec_token.empty() && absl::Now() < c.exec_expiry) return c.exec_token;
     GPUA_ASSIGN_OR_RETURN(std::string out, RunPlugin(*config_.exec, options_.timeout));
     const nlohmann::json cred = nlohmann::json::parse(out, nullptr, false);
-    if (cred.is_discarded() || !cred.contains("status") || !cred["status"].is_object() ||
-        !cred["status"].value("token", "").size()) {
-      return absl::UnauthenticatedError(absl::StrCat("exec plugin ", config_.exec->command,
-                                                     ": no ExecCredential with status.token"));
+    const JsonReader status =
+        JsonReader(cred, absl::StrCat("exec plugin ", config_.exec->command, ": ExecCredential "))
+            .Field("status");
+    if (cred.is_discarded()) {
+      return absl::UnauthenticatedError(
+          absl::StrCat("exec plugin ", config_.exec->command, ": output is not JSON"));
     }
-    c.exec_token = cred["status"].value("token", "");
-    c.exec_expiry = absl::InfiniteFuture();
-    std::string err;
-    if (!absl::ParseTime(absl::RFC3339_full, cred["status"].value("expirationTimestamp", ""),
-                         &c.exec_expiry, &err)) {
-      c.exec_expiry = absl::InfiniteFuture();  // no expiry given: good until refused
+    absl::StatusOr<std::string> token = status.Field("token").String();
+    if (!token.ok() || token->empty()) {
+      return absl::UnauthenticatedError(
+          token.ok() ? status.Field("token").Error("missing").message() : token.status().message());
     }
+    c.exec_token = *std::move(token);
+    // No expiry (or one that cannot be read): good until the server refuses it.
+    const absl::string_view expiry = status.Field("expirationTimestamp").StringView().value_or("");
+    if (!ParseApiTime(expiry, &c.exec_expiry)) c.exec_expiry = absl::InfiniteFuture();
     return c.exec_token;
   }
   return config_.token;

@@ -121,13 +121,4 @@ absl::StatusOr<LeaseObject> DecodeLease(const JsonReader& object) {
   return out;
 }
 
-std::string FormatMicroTime(absl::Time t) {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
-}
-
-bool ParseApiTime(absl::string_view text, absl::Time* t) {
-  std::string err;
-  return absl::ParseTime(absl::RFC3339_full, text, t, &err);
-}
-
 }  // namespace gpua::kube

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "cloudproviders/api_time.h"
 #include "cloudproviders/json_reader.h"
 #include "estimator/labels.h"
 #include "estimator/pod.h"
@@ -55,11 +56,6 @@ struct LeaseObject {
   std::string resource_version;
 };
 absl::StatusOr<LeaseObject> DecodeLease(const JsonReader& object);
-
-// RFC 3339 with microseconds, as a Lease's MicroTime ("2026-11-30T10:00:00.000000Z").
-std::string FormatMicroTime(absl::Time t);
-// Any RFC 3339 time; false when it is not one.
-bool ParseApiTime(absl::string_view text, absl::Time* t);
 
 }  // namespace gpua::kube
 

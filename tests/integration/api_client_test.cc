@@ -154,6 +154,18 @@ TEST_CASE("an exec credential plugin's token is used and cached until it expires
   config.exec->command = (dir / "gpua-no-such-plugin").string();
   CHECK(Client(config)->Request("GET", "/version").status().code() ==
         absl::StatusCode::kUnauthenticated);
+
+  // A credential whose token is not a string is refused with the field named, not thrown.
+  const auto odd = dir / "gpua-exec-odd.sh";
+  std::ofstream(odd) << "#!/bin/sh\n"
+                     << R"(echo '{"kind":"ExecCredential","status":{"token":5}}')"
+                     << "\n";
+  std::filesystem::permissions(odd, std::filesystem::perms::owner_all);
+  config.exec->command = odd.string();
+  absl::StatusOr<HttpResponse> refused = Client(config)->Request("GET", "/version");
+  CHECK(refused.status().code() == absl::StatusCode::kUnauthenticated);
+  CHECK_THAT(std::string(refused.status().message()),
+             Catch::Contains("status.token: expected a string, found number"));
 }
 
 TEST_CASE("a refused connection and a slow answer are errors naming the request", "[kube][http]") {

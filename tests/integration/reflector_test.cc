@@ -97,7 +97,7 @@ struct Harness {
   std::thread thread;
 
   Harness() {
-    client = testing::ClientFor(server);
+    client = testing::ClientFor(server, "", absl::Milliseconds(500));
     ReflectorOptions r;
     r.page_size = 2;
     r.watch_timeout = absl::Seconds(2);
@@ -187,6 +187,20 @@ TEST_CASE("a compacted resourceVersion (410) makes the reflector list again", "[
   CHECK(gone.status().code() == absl::StatusCode::kOutOfRange);
   h.Start();
   CHECK(h.Converges(Expected({{"ml/old", 101}, {"ml/new", 102}})));
+  CHECK(h.store.duplicates() == 0);
+}
+
+TEST_CASE("a server that hangs times the requests out; the reflector backs off and recovers",
+          "[kube][reflector]") {
+  Harness h;
+  std::vector<std::pair<std::string, int64_t>> want;
+  want.emplace_back("ml/a", h.server.Upsert("pods", Pod("a")));
+  h.server.StallNext(2, absl::Seconds(1));  // longer than the client's 500 ms
+  h.Start();
+  REQUIRE(h.Converges(Expected(want)));
+  CHECK(h.Logged("/api/v1/pods?limit=2: Timeout was reached"));  // the request, named
+  want.emplace_back("ml/b", h.server.Upsert("pods", Pod("b")));
+  CHECK(h.Converges(Expected(want)));
   CHECK(h.store.duplicates() == 0);
 }
 

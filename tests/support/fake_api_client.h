@@ -12,12 +12,14 @@ namespace gpua::testing {
 
 // `ca_pem`: the CA to trust when the server speaks TLS.
 inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server,
-                                                  const std::string& ca_pem = "") {
+                                                  const std::string& ca_pem = "",
+                                                  absl::Duration timeout = absl::Seconds(30)) {
   kube::RestConfig config;
   config.server = server.url();
   config.ca_pem = ca_pem;
   kube::ClientOptions options;
   options.qps = 0;
+  options.timeout = timeout;
   return *kube::ApiClient::Create(config, options);
 }
 

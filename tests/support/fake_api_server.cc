@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/time/clock.h"
 
 namespace gpua::testing {
 namespace {
@@ -225,6 +226,12 @@ void FakeApiServer::FailNext(int count, int status) {
   fail_status_ = status;
 }
 
+void FakeApiServer::StallNext(int count, absl::Duration delay) {
+  absl::MutexLock lock(&mu_);
+  stall_count_ = count;
+  stall_ = delay;
+}
+
 void FakeApiServer::SetBookmarkInterval(std::chrono::milliseconds interval) {
   absl::MutexLock lock(&mu_);
   bookmark_interval_ = interval;
@@ -272,6 +279,15 @@ std::optional<FakeApiServer::Target> FakeApiServer::Parse(const std::string& pat
 }
 
 bool FakeApiServer::Injected(httplib::Response& res) {
+  absl::Duration stall;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stall_count_ > 0) {
+      --stall_count_;
+      stall = stall_;
+    }
+  }
+  absl::SleepFor(stall);  // outside the lock: other requests go on meanwhile
   absl::MutexLock lock(&mu_);
   ++requests_;
   if (fail_count_ <= 0) return false;

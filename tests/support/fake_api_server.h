@@ -23,7 +23,7 @@
 //   only .status, and writes to the object itself leave its .status as it was;
 // - TLS when made with a server identity (tests make the CA with OpenSSL, test_pki.h).
 // Fault injection: cut the next watch stream after N bytes (mid-object), put a malformed
-// line into it, answer the next N requests with a status code.
+// line into it, answer the next N requests with a status code or only after a delay.
 //
 // Where it differs from a real API server: list pages after the first come from the state
 // at the time of the page, not a snapshot at the first page's resourceVersion; no
@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace gpua::testing {
 
@@ -80,6 +81,8 @@ class FakeApiServer {
   void ConflictNextUpdate();
   // The next `count` requests answer `status`.
   void FailNext(int count, int status);
+  // The next `count` requests are answered only after `delay` (a server that hangs).
+  void StallNext(int count, absl::Duration delay);
   // How often a bookmark is sent on watches that allow them.
   void SetBookmarkInterval(std::chrono::milliseconds interval);
   int requests() const;
@@ -122,6 +125,8 @@ class FakeApiServer {
   bool conflict_next_update_ ABSL_GUARDED_BY(mu_) = false;
   int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
   int fail_status_ ABSL_GUARDED_BY(mu_) = 500;
+  int stall_count_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Duration stall_ ABSL_GUARDED_BY(mu_);
   int requests_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::milliseconds bookmark_interval_ ABSL_GUARDED_BY(mu_){200};
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/time/civil_time.h"
+#include "cloudproviders/api_time.h"
 #include "cloudproviders/node_group_file.h"
 
 namespace gpua {
@@ -265,6 +267,51 @@ spec: {containers: [{name: a}]}
   CHECK(pods[1].gang->min_member == 3);
   CHECK_THAT(std::string(pods[2].invalid.message()),
              Catch::Contains("kueue.x-k8s.io/pod-group-total-count: \"many\""));
+}
+
+}  // namespace
+}  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("a cached pod keeps what draining its node needs", "[decode]") {
+  const nlohmann::json pod = nlohmann::json::parse(R"({"metadata":{"name":"w","namespace":"ml",
+    "creationTimestamp":"2026-11-30T10:00:00Z","deletionTimestamp":"2026-11-30T11:00:00Z",
+    "annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false",
+                   "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes":"scratch"}},
+    "spec":{"containers":[{"name":"c"}],"volumes":[{"name":"scratch","emptyDir":{}},
+      {"name":"data","persistentVolumeClaim":{"claimName":"d"}}]}})");
+  const PodObject o = DecodePodObject(pod);
+  REQUIRE(o.spec.invalid.ok());
+  CHECK(o.created ==
+        absl::FromCivil(absl::CivilSecond(2026, 11, 30, 10, 0, 0), absl::UTCTimeZone()));
+  CHECK(o.terminating);
+  CHECK(o.safe_to_evict == std::optional<bool>(false));
+  CHECK_FALSE(o.local_storage);  // its one emptyDir is named safe
+  CHECK_FALSE(o.mirror);
+
+  const PodObject host = DecodePodObject(nlohmann::json::parse(R"({"metadata":{"name":"h",
+    "annotations":{"kubernetes.io/config.mirror":"abc"}},"spec":{"containers":[{"name":"c"}],
+    "volumes":[{"name":"logs","hostPath":{"path":"/var/log"}}]}})"));
+  CHECK(host.local_storage);
+  CHECK(host.mirror);
+  CHECK_FALSE(host.safe_to_evict.has_value());
+  CHECK_FALSE(host.terminating);
+  CHECK(host.created == absl::InfinitePast());
+}
+
+TEST_CASE("API times: whole seconds, fractions and offsets; not-times refused", "[decode]") {
+  absl::Time t;
+  REQUIRE(ParseApiTime("2026-11-30T10:00:00Z", &t));
+  CHECK(FormatMicroTime(t) == "2026-11-30T10:00:00.000000Z");
+  REQUIRE(ParseApiTime("2026-11-30T10:00:00.250000Z", &t));
+  CHECK(FormatMicroTime(t) == "2026-11-30T10:00:00.250000Z");
+  REQUIRE(ParseApiTime("2026-11-30T12:00:00+02:00", &t));
+  CHECK(FormatMicroTime(t) == "2026-11-30T10:00:00.000000Z");
+  CHECK_FALSE(ParseApiTime("2026-13-30T10:00:00Z", &t));
+  CHECK_FALSE(ParseApiTime("yesterday", &t));
+  CHECK_FALSE(ParseApiTime("", &t));
 }
 
 }  // namespace
