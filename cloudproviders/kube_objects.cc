@@ -583,6 +583,7 @@ absl::StatusOr<PdbObject> DecodePdb(const JsonReader& obj) {
   const auto read = [&]() -> absl::Status {
     if (!obj.IsObject() || out.name.empty()) return meta.Field("name").Error("missing");
     GPUA_ASSIGN_OR_RETURN(out.selector, DecodeLabelSelector(obj.Field("spec").Field("selector")));
+    GPUA_ASSIGN_OR_RETURN(out.resource_version, meta.Field("resourceVersion").String());
     GPUA_ASSIGN_OR_RETURN(int64_t allowed, obj.Field("status").Field("disruptionsAllowed").Int());
     out.disruptions_allowed = static_cast<int32_t>(allowed);
     return absl::OkStatus();
@@ -608,6 +609,7 @@ absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const JsonReader& obj) {
   if (!obj.IsObject() || out.name.empty() || !tmpl.IsObject()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": spec.template: missing"));
   }
+  out.resource_version = meta.Field("resourceVersion").String().value_or("");
   // The template's pod has no name of its own: it runs as the DaemonSet's.
   out.pod = DecodePodAs(tmpl, out.namespace_name, out.name);
   if (!out.pod.invalid.ok()) {

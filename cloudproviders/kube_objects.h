@@ -73,6 +73,7 @@ struct PdbObject {
   std::string name;
   std::optional<LabelSelector> selector;  // absent: selects no pod
   int32_t disruptions_allowed = 0;
+  std::string resource_version;
   // True when it covers `pod` (same namespace, selector matches).
   bool Covers(const PodSpec& pod) const;
 };
@@ -85,6 +86,7 @@ struct DaemonSetObject {
   std::string namespace_name;
   std::string name;
   PodSpec pod;  // from spec.template
+  std::string resource_version;
 };
 absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const JsonReader& object);
 absl::StatusOr<DaemonSetObject> DecodeDaemonSet(const nlohmann::json& object);

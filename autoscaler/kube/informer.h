@@ -1,4 +1,5 @@
-// An informer's cache for one kind: typed objects kept in step by a Reflector, with
+// An informer's cache for one kind: typed objects (each with a `resource_version`) kept in
+// step by a Reflector, with
 // indexes (pods by node name, unschedulable pods apart), add/update/delete handlers so the
 // controller can wake early, and a consistent copy for one controller loop. An object that
 // cannot be decoded is reported (kind, namespace/name, field) and left out; the informer
@@ -94,7 +95,9 @@ class Informer : public ReflectorStore {
         auto it = objects_.find(key);
         if (it == objects_.end()) {
           if (handlers_.on_add) calls.push_back([this, a = after] { handlers_.on_add(a); });
-        } else if (handlers_.on_update) {
+        } else if (handlers_.on_update &&
+                   it->second->resource_version != after->resource_version) {
+          // A relist (after a 410) repeats what is unchanged: only changes are updates.
           calls.push_back([this, b = it->second, a = after] { handlers_.on_update(b, a); });
         }
       }

@@ -162,3 +162,32 @@ TEST_CASE("budgets and DaemonSets are cached typed: who a budget covers, what a 
 
 }  // namespace
 }  // namespace gpua::kube
+
+namespace gpua::kube {
+namespace {
+
+TEST_CASE("a relist tells the handlers only what changed", "[kube][informer]") {
+  int added = 0, updated = 0, deleted = 0;
+  Informer<PodObject>::Handlers handlers;
+  handlers.on_add = [&](const auto&) { ++added; };
+  handlers.on_update = [&](const auto&, const auto&) { ++updated; };
+  handlers.on_delete = [&](const auto&) { ++deleted; };
+  Informer<PodObject> pods(PodDecoder(), handlers, [](absl::string_view) {});
+  const auto pod = [](const std::string& name, const std::string& rv) {
+    nlohmann::json p = Pod(name, "", true);
+    p["metadata"]["resourceVersion"] = rv;
+    return p;
+  };
+  pods.Replace({pod("a", "1"), pod("b", "2")});
+  CHECK(added == 2);
+  pods.Replace({pod("a", "1"), pod("b", "3"), pod("c", "4")});  // as after a 410
+  CHECK(added == 3);
+  CHECK(updated == 1);
+  pods.Replace({pod("a", "1")});
+  CHECK(deleted == 2);
+  CHECK(updated == 1);
+  CHECK(pods.size() == 1);
+}
+
+}  // namespace
+}  // namespace gpua::kube
