@@ -1,6 +1,5 @@
 #include "autoscaler/kube/cluster_watch.h"
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
 namespace gpua::kube {
@@ -17,24 +16,7 @@ constexpr WorkloadKind kWorkloadKinds[] = {
     {"ReplicationController", "/api/v1/replicationcontrollers"},
 };
 
-std::string RefKey(absl::string_view kind, absl::string_view ns, absl::string_view name) {
-  return absl::StrCat(kind, "/", ns, "/", name);
-}
-
 }  // namespace
-
-WorkloadPtr ClusterView::ControllerOf(const PodSpec& pod) const {
-  if (!pod.owner.has_value()) return nullptr;
-  auto it = workloads_by_ref.find(RefKey(pod.owner->kind, pod.namespace_name, pod.owner->name));
-  if (it == workloads_by_ref.end() || !Owns(*it->second, *pod.owner)) return nullptr;
-  return it->second;
-}
-
-const std::vector<PodPtr>& ClusterView::PodsOn(const std::string& node) const {
-  static const std::vector<PodPtr> kNone;
-  auto it = pods_by_node.find(node);
-  return it == pods_by_node.end() ? kNone : it->second;
-}
 
 ClusterWatch::ClusterWatch(ApiClient& client, ClusterWatchOptions options)
     : client_(client),
@@ -100,21 +82,11 @@ ClusterView ClusterWatch::View() const {
   view.taken = absl::Now();
   view.nodes = nodes_.List();
   // Bound and unschedulable pods come from one list, so they agree with each other.
-  view.pods = pods_.List();
-  for (const PodPtr& p : view.pods) {
-    if (!p->spec.node_name.empty()) {
-      view.pods_by_node[p->spec.node_name].push_back(p);
-    } else if (p->unschedulable) {
-      view.unschedulable.push_back(p);
-    }
-  }
+  for (PodPtr& p : pods_.List()) view.AddPod(std::move(p));
   view.pdbs = pdbs_.List();
   view.daemonsets = daemonsets_.List();
   for (const auto& informer : workloads_) {
-    for (WorkloadPtr w : informer->List()) {
-      view.workloads_by_ref[RefKey(w->kind, w->namespace_name, w->name)] = w;
-      view.workloads.push_back(std::move(w));
-    }
+    for (WorkloadPtr& w : informer->List()) view.AddWorkload(std::move(w));
   }
   return view;
 }

@@ -1,9 +1,8 @@
 // Every informer the controller reads through, each kept in step by its own reflector
-// thread, and the read-only ClusterView one controller loop works from. A view is taken
-// kind by kind, each kind whole under its informer's lock, so within a kind nothing is
-// half-applied (a pod is never both bound and unschedulable in one view); across kinds a view
-// is as consistent as client-go's listers, which is what kube-scheduler and
-// cluster-autoscaler work from too.
+// thread: the ClusterSource of a real cluster. A view is taken kind by kind, each kind whole
+// under its informer's lock, so within a kind nothing is half-applied (a pod is never both
+// bound and unschedulable in one view); across kinds a view is as consistent as client-go's
+// listers, which is what kube-scheduler and cluster-autoscaler work from too.
 #ifndef GPUA_AUTOSCALER_KUBE_CLUSTER_WATCH_H_
 #define GPUA_AUTOSCALER_KUBE_CLUSTER_WATCH_H_
 
@@ -16,35 +15,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "autoscaler/cluster_source.h"
 #include "autoscaler/kube/cluster_informers.h"
-#include "autoscaler/kube/typed_objects.h"
 
 namespace gpua::kube {
-
-using NodePtr = Informer<NodeObject>::Ptr;
-using PodPtr = Informer<PodObject>::Ptr;
-using PdbPtr = Informer<PdbObject>::Ptr;
-using DaemonSetPtr = Informer<DaemonSetObject>::Ptr;
-using WorkloadPtr = Informer<WorkloadObject>::Ptr;
-
-struct ClusterView {
-  absl::Time taken;
-  std::vector<NodePtr> nodes;
-  std::vector<PodPtr> pods;                                            // every pod, bound or not
-  absl::flat_hash_map<std::string, std::vector<PodPtr>> pods_by_node;  // bound pods only
-  std::vector<PodPtr> unschedulable;  // PodScheduled=False/Unschedulable and not bound
-  std::vector<PdbPtr> pdbs;
-  std::vector<DaemonSetPtr> daemonsets;
-  std::vector<WorkloadPtr> workloads;  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers
-
-  // The pod's controller when it still exists (same kind, name and uid); null for a pod
-  // without one, whose controller is gone, or whose controller's kind is not watched.
-  WorkloadPtr ControllerOf(const PodSpec& pod) const;
-  const std::vector<PodPtr>& PodsOn(const std::string& node) const;
-
-  // "kind/namespace/name" -> workload
-  absl::flat_hash_map<std::string, WorkloadPtr> workloads_by_ref;
-};
 
 // What to watch. Pods and nodes always; the rest for the controller (inspect needs none of
 // it, and a user allowed to list pods and nodes only can still run it).
@@ -58,7 +32,7 @@ struct ClusterWatchOptions {
   Informer<PodObject>::Handlers pod_handlers;
 };
 
-class ClusterWatch {
+class ClusterWatch : public ClusterSource {
  public:
   ClusterWatch(ApiClient& client, ClusterWatchOptions options);
   ~ClusterWatch();  // stops the reflectors and waits for them
@@ -67,7 +41,7 @@ class ClusterWatch {
   // True once every watched kind has been listed; false if `timeout` passes first.
   bool WaitForSync(absl::Duration timeout) const;
   bool synced() const;
-  ClusterView View() const;
+  ClusterView View() const override;
 
   const Informer<NodeObject>& nodes() const { return nodes_; }
   const Informer<PodObject>& pods() const { return pods_; }
