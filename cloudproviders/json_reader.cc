@@ -1,6 +1,8 @@
 #include "cloudproviders/json_reader.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -166,16 +168,30 @@ absl::StatusOr<int64_t> JsonReader::Int(int64_t fallback) const {
   const Type t = type();
   if (t == Type::kNull) return fallback;
   if (t == Type::kInteger) {
-    if (!simd_.has_value()) return json_->get<int64_t>();
-    int64_t v;
-    if (simd_->get_int64().get(v) == simdjson::SUCCESS) return v;
+    if (simd_.has_value()) {
+      int64_t v;
+      if (simd_->get_int64().get(v) == simdjson::SUCCESS) return v;
+    } else if (!json_->is_number_unsigned() ||
+               json_->get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+      return json_->get<int64_t>();
+    }
     return WrongType("an integer within 64 bits");
   }
   if (t == Type::kFloat) {
+    // 2^63 itself does not fit; below it every whole double converts exactly.
     const double d = Double().value_or(0.5);
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    if (d > -9223372036854775808.0 && d < 9223372036854775808.0 && d == std::trunc(d)) {
+      return static_cast<int64_t>(d);
+    }
   }
   return WrongType("an integer");
+}
+
+std::string JsonReader::IntegerText() const {
+  if (!simd_.has_value()) return json_->dump();  // exact, signed or not
+  if (simd_->type() == element_type::UINT64)
+    return absl::StrCat(simd_->get_uint64().value_unsafe());
+  return absl::StrCat(simd_->get_int64().value_unsafe());
 }
 
 absl::StatusOr<double> JsonReader::Double(double fallback) const {
@@ -245,9 +261,7 @@ absl::StatusOr<ResourceList> JsonReader::Resources() const {
             text = value.StringView().value_or("");
             break;
           case Type::kInteger:
-            number = value.simd_.has_value() && value.simd_->type() == element_type::UINT64
-                         ? absl::StrCat(value.simd_->get_uint64().value_unsafe())
-                         : absl::StrCat(*value.Int());
+            number = value.IntegerText();
             text = number;
             break;
           case Type::kFloat:
@@ -290,10 +304,15 @@ absl::Status JsonReader::ForEachMember(
   if (t == Type::kNull) return absl::OkStatus();
   if (t != Type::kObject) return WrongType("an object");
   if (simd_.has_value()) {
+    // In key order, as nlohmann keeps an object: both documents then report the same first
+    // error.
+    absl::InlinedVector<std::pair<absl::string_view, simdjson::dom::element>, 16> members;
     const simdjson::dom::object object = simd_->get_object().value_unsafe();
-    for (simdjson::dom::key_value_pair kv : object) {
-      const absl::string_view key = Absl(kv.key);
-      GPUA_RETURN_IF_ERROR(fn(key, JsonReader(*this, kv.value, Step{key, -1, true})));
+    for (simdjson::dom::key_value_pair kv : object) members.emplace_back(Absl(kv.key), kv.value);
+    std::stable_sort(members.begin(), members.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [key, value] : members) {
+      GPUA_RETURN_IF_ERROR(fn(key, JsonReader(*this, value, Step{key, -1, true})));
     }
     return absl::OkStatus();
   }

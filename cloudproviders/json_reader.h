@@ -63,7 +63,7 @@ class JsonReader {
   absl::StatusOr<ResourceList> Resources() const;
   // Calls fn for every element of an array (null reads as empty).
   absl::Status ForEach(const std::function<absl::Status(const JsonReader&)>& fn) const;
-  // Calls fn for every member of an object (null reads as empty).
+  // Calls fn for every member of an object in key order (null reads as empty).
   absl::Status ForEachMember(
       const std::function<absl::Status(absl::string_view key, const JsonReader&)>& fn) const;
   // Fails naming the first member not in `known` (a typo must not drop a setting).
@@ -84,6 +84,8 @@ class JsonReader {
 
   absl::Status WrongType(absl::string_view expected) const;
   absl::string_view TypeName() const;
+  // An integer's decimal digits, whatever its size (for quantities).
+  std::string IntegerText() const;
 
   // Exactly one of the two is in use; a null nlohmann pointer with `simd_` unset is null.
   const nlohmann::json* json_ = nullptr;

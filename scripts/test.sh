@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds the normal and the sanitizer (ASan + UBSan) trees, and runs
-# every test of both through one CTest run, which ends with CTest's summary line.
+# Installs what is missing, builds the normal, the sanitizer (ASan + UBSan) and the fuzzing
+# (clang, libFuzzer) trees, and runs every test of all three through one CTest run, which ends
+# with CTest's summary line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -14,8 +15,13 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUA_SANITIZE=ON \
   -DGPUA_BUILD_BENCHMARKS=OFF
 cmake --build build/asan -j "$jobs"
 
-# One CTest tree over both builds, so one summary counts every case.
-printf 'subdirs("release" "asan")\n' > build/CTestTestfile.cmake
+# clang with libFuzzer: the fuzz targets, each run for a bounded, seeded number of inputs.
+CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGPUA_FUZZ=ON -DGPUA_BUILD_TESTS=OFF -DGPUA_BUILD_BENCHMARKS=OFF
+cmake --build build/fuzz -j "$jobs"
+
+# One CTest tree over the three builds, so one summary counts every case.
+printf 'subdirs("release" "asan" "fuzz")\n' > build/CTestTestfile.cmake
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 300

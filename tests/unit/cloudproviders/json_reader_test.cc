@@ -59,6 +59,21 @@ TEST_CASE("errors name the same field from either document", "[json]") {
   CHECK_THAT(std::string(toleration.invalid.message()),
              Catch::Contains("spec.tolerations[0].operator: unknown operator \"Equals\""));
 
+  // Too big for 64 signed bits: an error both ways, never a wrapped number.
+  const PodSpec priority = DecodeBothWays(
+      R"({"metadata":{"name":"p"},"spec":{"priority":18446744073709551615,"containers":[{"name":"a"}]}})");
+  CHECK_THAT(std::string(priority.invalid.message()),
+             Catch::Contains("spec.priority: expected an integer within 64 bits"));
+  const PodSpec huge = DecodeBothWays(
+      R"({"metadata":{"name":"p"},"spec":{"priority":1e300,"containers":[{"name":"a"}]}})");
+  CHECK_THAT(std::string(huge.invalid.message()),
+             Catch::Contains("spec.priority: expected an integer, found number"));
+
+  // Two bad labels: both readers name the first in key order.
+  const PodSpec labels = DecodeBothWays(
+      R"({"metadata":{"name":"p","labels":{"zone":1,"app":2}},"spec":{"containers":[{"name":"a"}]}})");
+  CHECK_THAT(std::string(labels.invalid.message()), Catch::Contains("metadata.labels[app]"));
+
   const PodSpec kind = DecodeBothWays(R"({"kind":"Service","metadata":{"name":"p"}})");
   CHECK_THAT(std::string(kind.invalid.message()), Catch::Contains("kind is \"Service\""));
 }

@@ -1,0 +1,82 @@
+// Fuzzes what the informers decode from the API server: any bytes as a Pod, Node,
+// PodDisruptionBudget, DaemonSet, workload controller and Lease, read from simdjson's DOM
+// (as the informers do) and from nlohmann's tree (as the file-reading tools do). Nothing may
+// crash, and both readings must agree on whether an object is valid and what it asks for:
+// the controller and `gpu-autoscaler estimate` must never see two different pods.
+#include <simdjson.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "autoscaler/kube/typed_objects.h"
+#include "cloudproviders/kube_objects.h"
+
+namespace {
+
+void Disagree(const char* what, const std::string& simd, const std::string& tree) {
+  std::cerr << what << " differs:\n  simdjson: " << simd << "\n  nlohmann: " << tree << "\n";
+  std::abort();
+}
+
+std::string Describe(const gpua::PodSpec& pod) {
+  if (!pod.invalid.ok()) return std::string(pod.invalid.message());
+  return gpua::EquivalenceKey(pod) + "|" + pod.requests.ToString();
+}
+
+// The two readers differ on repeated keys, which no API server sends: simdjson's lookup finds
+// the first, nlohmann's tree keeps the last.
+bool HasRepeatedKeys(simdjson::dom::element e) {
+  if (e.type() == simdjson::dom::element_type::ARRAY) {
+    const simdjson::dom::array items = e.get_array().value_unsafe();
+    for (simdjson::dom::element item : items) {
+      if (HasRepeatedKeys(item)) return true;
+    }
+  } else if (e.type() == simdjson::dom::element_type::OBJECT) {
+    std::set<std::string_view> keys;
+    const simdjson::dom::object members = e.get_object().value_unsafe();
+    for (simdjson::dom::key_value_pair kv : members) {
+      if (!keys.insert(kv.key).second || HasRepeatedKeys(kv.value)) return true;
+    }
+  }
+  return false;
+}
+
+template <typename T>
+std::string Describe(const absl::StatusOr<T>& decoded) {
+  return decoded.ok() ? "ok" : std::string(decoded.status().message());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS) return 0;
+  if (HasRepeatedKeys(doc)) return 0;
+  const nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
+  if (tree.is_discarded()) return 0;  // simdjson took what nlohmann refuses: nothing to compare
+  const gpua::JsonReader simd(doc);
+  const gpua::JsonReader nl(tree);
+
+  const std::string pod_simd = Describe(gpua::DecodePodObject(simd).spec);
+  const std::string pod_tree = Describe(gpua::DecodePodObject(nl).spec);
+  if (pod_simd != pod_tree) Disagree("Pod", pod_simd, pod_tree);
+
+  const auto same = [](const char* kind, const std::string& a, const std::string& b) {
+    if (a != b) Disagree(kind, a, b);
+  };
+  same("Node", Describe(gpua::DecodeNode(simd)), Describe(gpua::DecodeNode(nl)));
+  same("PodDisruptionBudget", Describe(gpua::DecodePdb(simd)), Describe(gpua::DecodePdb(nl)));
+  same("DaemonSet", Describe(gpua::DecodeDaemonSet(simd)), Describe(gpua::DecodeDaemonSet(nl)));
+  same("ReplicaSet", Describe(gpua::kube::DecodeWorkload(simd, "ReplicaSet")),
+       Describe(gpua::kube::DecodeWorkload(nl, "ReplicaSet")));
+  same("Lease", Describe(gpua::kube::DecodeLease(simd)), Describe(gpua::kube::DecodeLease(nl)));
+  return 0;
+}
