@@ -315,17 +315,7 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   const JsonReader meta = obj.Field("metadata");
   GPUA_ASSIGN_OR_RETURN(pod.labels, meta.Field("labels").StringMap());
   GPUA_ASSIGN_OR_RETURN(pod.uid, meta.Field("uid").String());
-  GPUA_RETURN_IF_ERROR(
-      meta.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
-        GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
-        if (!controller) return absl::OkStatus();
-        OwnerReference owner{"", "", "", true};
-        GPUA_ASSIGN_OR_RETURN(owner.kind, o.Field("kind").String());
-        GPUA_ASSIGN_OR_RETURN(owner.name, o.Field("name").String());
-        GPUA_ASSIGN_OR_RETURN(owner.uid, o.Field("uid").String());
-        pod.owner = std::move(owner);
-        return absl::OkStatus();
-      }));
+  GPUA_ASSIGN_OR_RETURN(pod.owner, DecodeControllerRef(meta));
 
   const JsonReader spec = obj.Field("spec");
   if (!spec.IsObject()) return spec.Error("missing or not an object");
@@ -396,6 +386,22 @@ absl::StatusOr<std::vector<Taint>> DecodeTaints(const JsonReader& r) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::optional<OwnerReference>> DecodeControllerRef(const JsonReader& meta) {
+  std::optional<OwnerReference> found;
+  GPUA_RETURN_IF_ERROR(
+      meta.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
+        GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
+        if (!controller) return absl::OkStatus();
+        OwnerReference owner{"", "", "", true};
+        GPUA_ASSIGN_OR_RETURN(owner.kind, o.Field("kind").String());
+        GPUA_ASSIGN_OR_RETURN(owner.name, o.Field("name").String());
+        GPUA_ASSIGN_OR_RETURN(owner.uid, o.Field("uid").String());
+        found = std::move(owner);
+        return absl::OkStatus();
+      }));
+  return found;
+}
 
 absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_view source) {
   GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> docs, YamlDocuments(text, source));

@@ -31,6 +31,9 @@ absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_v
 PodSpec DecodePod(const JsonReader& object);
 PodSpec DecodePod(const nlohmann::json& object);
 
+// The owner reference marked controller in `metadata` (ownerReferences), if any.
+absl::StatusOr<std::optional<OwnerReference>> DecodeControllerRef(const JsonReader& meta);
+
 // A Node object as a template for new nodes; allocatable is required.
 absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node);
 

@@ -2,32 +2,32 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "cloudproviders/kube_objects.h"
 #include "estimator/status_macros.h"
 
 namespace gpua::kube {
 namespace {
 
-struct Meta {
-  std::string namespace_name;
-  std::string name;
-};
-
-// Name and namespace first, so that every later error can name the object.
-Meta ReadMeta(const JsonReader& object) {
+// Decodes one object of `kind`: namespace, name and resourceVersion first, so that every
+// later error (from `body`, which reads the rest into `out`) names the object.
+template <typename T, typename Body>
+absl::StatusOr<T> DecodeNamed(const JsonReader& object, absl::string_view kind, Body body) {
+  T out;
   const JsonReader meta = object.Field("metadata");
-  return {meta.Field("namespace").String().value_or(""), meta.Field("name").String().value_or("")};
-}
-
-absl::Status Named(absl::string_view kind, const Meta& meta, const absl::Status& s) {
-  const std::string who =
-      meta.namespace_name.empty() ? meta.name : absl::StrCat(meta.namespace_name, "/", meta.name);
-  return absl::InvalidArgumentError(absl::StrCat(kind, " ", who, ": ", s.message()));
-}
-
-absl::Status RequireName(const JsonReader& object, const Meta& meta) {
-  if (!object.IsObject()) return object.Error("not an object");
-  if (meta.name.empty()) return object.Field("metadata").Field("name").Error("missing");
-  return absl::OkStatus();
+  out.namespace_name = meta.Field("namespace").String().value_or("");
+  out.name = meta.Field("name").String().value_or("");
+  const auto read = [&]() -> absl::Status {
+    if (!object.IsObject()) return object.Error("not an object");
+    if (out.name.empty()) return meta.Field("name").Error("missing");
+    GPUA_ASSIGN_OR_RETURN(out.resource_version, meta.Field("resourceVersion").String());
+    return body(out);
+  };
+  if (absl::Status s = read(); !s.ok()) {
+    const std::string who =
+        out.namespace_name.empty() ? out.name : absl::StrCat(out.namespace_name, "/", out.name);
+    return absl::InvalidArgumentError(absl::StrCat(kind, " ", who, ": ", s.message()));
+  }
+  return out;
 }
 
 absl::StatusOr<absl::Time> ReadTime(const JsonReader& field) {
@@ -49,33 +49,17 @@ absl::StatusOr<int32_t> ReadCount(const JsonReader& field, int64_t fallback) {
 }  // namespace
 
 absl::StatusOr<WorkloadObject> DecodeWorkload(const JsonReader& object, absl::string_view kind) {
-  WorkloadObject out;
-  const Meta meta = ReadMeta(object);
-  out.kind = std::string(kind);
-  out.namespace_name = meta.namespace_name;
-  out.name = meta.name;
-  const auto read = [&]() -> absl::Status {
-    GPUA_RETURN_IF_ERROR(RequireName(object, meta));
-    const JsonReader m = object.Field("metadata");
-    GPUA_ASSIGN_OR_RETURN(out.uid, m.Field("uid").String());
-    GPUA_ASSIGN_OR_RETURN(out.resource_version, m.Field("resourceVersion").String());
-    const JsonReader spec = object.Field("spec");
+  return DecodeNamed<WorkloadObject>(object, kind, [&](WorkloadObject& out) -> absl::Status {
+    out.kind = std::string(kind);
+    const JsonReader meta = object.Field("metadata");
+    GPUA_ASSIGN_OR_RETURN(out.uid, meta.Field("uid").String());
     // A missing replicas is 1 (the API default); a Job runs `parallelism` pods at once.
-    GPUA_ASSIGN_OR_RETURN(out.replicas,
-                          ReadCount(spec.Field(kind == "Job" ? "parallelism" : "replicas"), 1));
-    return m.Field("ownerReferences").ForEach([&](const JsonReader& o) -> absl::Status {
-      GPUA_ASSIGN_OR_RETURN(bool controller, o.Field("controller").Bool());
-      if (!controller) return absl::OkStatus();
-      OwnerReference ref{"", "", "", true};
-      GPUA_ASSIGN_OR_RETURN(ref.kind, o.Field("kind").String());
-      GPUA_ASSIGN_OR_RETURN(ref.name, o.Field("name").String());
-      GPUA_ASSIGN_OR_RETURN(ref.uid, o.Field("uid").String());
-      out.owner = std::move(ref);
-      return absl::OkStatus();
-    });
-  };
-  if (absl::Status s = read(); !s.ok()) return Named(kind, meta, s);
-  return out;
+    GPUA_ASSIGN_OR_RETURN(
+        out.replicas,
+        ReadCount(object.Field("spec").Field(kind == "Job" ? "parallelism" : "replicas"), 1));
+    GPUA_ASSIGN_OR_RETURN(out.owner, DecodeControllerRef(meta));
+    return absl::OkStatus();
+  });
 }
 
 bool Owns(const WorkloadObject& owner, const OwnerReference& ref) {
@@ -84,30 +68,15 @@ bool Owns(const WorkloadObject& owner, const OwnerReference& ref) {
 }
 
 absl::StatusOr<ConfigMapObject> DecodeConfigMap(const JsonReader& object) {
-  ConfigMapObject out;
-  const Meta meta = ReadMeta(object);
-  out.namespace_name = meta.namespace_name;
-  out.name = meta.name;
-  const auto read = [&]() -> absl::Status {
-    GPUA_RETURN_IF_ERROR(RequireName(object, meta));
-    GPUA_ASSIGN_OR_RETURN(out.resource_version,
-                          object.Field("metadata").Field("resourceVersion").String());
-    GPUA_ASSIGN_OR_RETURN(out.data, object.Field("data").StringMap());
-    return absl::OkStatus();
-  };
-  if (absl::Status s = read(); !s.ok()) return Named("ConfigMap", meta, s);
-  return out;
+  return DecodeNamed<ConfigMapObject>(object, "ConfigMap", [&](ConfigMapObject& out) {
+    absl::StatusOr<Labels> data = object.Field("data").StringMap();
+    if (data.ok()) out.data = *std::move(data);
+    return data.status();
+  });
 }
 
 absl::StatusOr<LeaseObject> DecodeLease(const JsonReader& object) {
-  LeaseObject out;
-  const Meta meta = ReadMeta(object);
-  out.namespace_name = meta.namespace_name;
-  out.name = meta.name;
-  const auto read = [&]() -> absl::Status {
-    GPUA_RETURN_IF_ERROR(RequireName(object, meta));
-    GPUA_ASSIGN_OR_RETURN(out.resource_version,
-                          object.Field("metadata").Field("resourceVersion").String());
+  return DecodeNamed<LeaseObject>(object, "Lease", [&](LeaseObject& out) -> absl::Status {
     const JsonReader spec = object.Field("spec");
     GPUA_ASSIGN_OR_RETURN(out.holder, spec.Field("holderIdentity").String());
     GPUA_ASSIGN_OR_RETURN(int32_t seconds, ReadCount(spec.Field("leaseDurationSeconds"), 0));
@@ -116,9 +85,7 @@ absl::StatusOr<LeaseObject> DecodeLease(const JsonReader& object) {
     GPUA_ASSIGN_OR_RETURN(out.renew_time, ReadTime(spec.Field("renewTime")));
     GPUA_ASSIGN_OR_RETURN(out.transitions, ReadCount(spec.Field("leaseTransitions"), 0));
     return absl::OkStatus();
-  };
-  if (absl::Status s = read(); !s.ok()) return Named("Lease", meta, s);
-  return out;
+  });
 }
 
 }  // namespace gpua::kube
