@@ -1,6 +1,6 @@
-// The informers the controller reads Pods, Nodes, PodDisruptionBudgets and DaemonSets
-// through, with the pod indexes: by node name ("" for pods not yet bound) and the
-// unschedulable ones apart.
+// Decoders and paths for the informers of Pods, Nodes, PodDisruptionBudgets and DaemonSets,
+// and the pod indexes: by node name ("" for pods not yet bound) and the unschedulable ones
+// apart. ClusterWatch (cluster_watch.h) puts them together.
 #ifndef GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 #define GPUA_AUTOSCALER_KUBE_CLUSTER_INFORMERS_H_
 

@@ -1,9 +1,8 @@
 // An informer's cache for one kind: typed objects (each with a `resource_version`) kept in
-// step by a Reflector, with
-// indexes (pods by node name, unschedulable pods apart), add/update/delete handlers so the
-// controller can wake early, and a consistent copy for one controller loop. An object that
-// cannot be decoded is reported (kind, namespace/name, field) and left out; the informer
-// goes on with the rest.
+// step by a Reflector, with indexes (pods by node name, unschedulable pods apart),
+// add/update/delete handlers so the controller can wake early, and a consistent copy for one
+// controller loop. An object that cannot be decoded is reported (kind, namespace/name,
+// field) and left out; the informer goes on with the rest.
 #ifndef GPUA_AUTOSCALER_KUBE_INFORMER_H_
 #define GPUA_AUTOSCALER_KUBE_INFORMER_H_
 
