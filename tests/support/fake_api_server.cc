@@ -112,6 +112,46 @@ bool FieldTermMatches(const nlohmann::json& o, absl::string_view term) {
   return Field(o, term.substr(0, at)) == absl::StripPrefix(term.substr(at + 1), "=");
 }
 
+// What a PUT or PATCH of `body` makes of `current`, into `out`; the HTTP status to answer
+// (200, or 409 for a PUT with a stale resourceVersion, 422 for a JSON patch that fails) and
+// for an error its message.
+int ApplyWrite(const std::string& method, const std::string& content_type,
+               const nlohmann::json& current, const nlohmann::json& body, bool conflict,
+               nlohmann::json* out, std::string* error) {
+  if (method == "PUT") {
+    const std::string want = body.contains("metadata") && body["metadata"].is_object()
+                                 ? body["metadata"].value("resourceVersion", "")
+                                 : "";
+    if (conflict || (!want.empty() && want != current["metadata"].value("resourceVersion", ""))) {
+      *error =
+          "the object has been modified; please apply your changes to the latest version and "
+          "try again";
+      return 409;
+    }
+    *out = body;
+  } else if (content_type == "application/json-patch+json") {
+    try {
+      *out = current.patch(body);
+    } catch (const nlohmann::json::exception& e) {
+      *error = e.what();
+      return 422;
+    }
+  } else {
+    *out = current;
+    out->merge_patch(body);
+  }
+  return 200;
+}
+
+// Gives `to` the status of `from` (none if it has none).
+void CopyStatus(const nlohmann::json& from, nlohmann::json& to) {
+  if (from.contains("status")) {
+    to["status"] = from["status"];
+  } else {
+    to.erase("status");
+  }
+}
+
 }  // namespace
 
 FakeApiServer::FakeApiServer() : server_(std::make_unique<httplib::Server>()) { Serve(); }
@@ -378,32 +418,13 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     return answer(200, last);
   }
   nlohmann::json updated;
-  if (method == "PUT") {
-    const std::string want = body["metadata"].value("resourceVersion", "");
-    if (std::exchange(conflict_next_update_, false) ||
-        (!want.empty() && want != it->second["metadata"].value("resourceVersion", ""))) {
-      return answer(409, StatusObject(409,
-                                      "the object has been modified; please apply your "
-                                      "changes to the latest version and try again"));
-    }
-    updated = std::move(body);
-  } else if (req.get_header_value("Content-Type") == "application/json-patch+json") {
-    try {
-      updated = it->second.patch(body);
-    } catch (const nlohmann::json::exception& e) {
-      return answer(422, StatusObject(422, e.what()));
-    }
-  } else {
-    updated = it->second;
-    updated.merge_patch(body);
-  }
-  if (HasStatus(t->resource)) {  // the status subresource is the only way to change it
-    if (it->second.contains("status")) {
-      updated["status"] = it->second["status"];
-    } else {
-      updated.erase("status");
-    }
-  }
+  std::string error;
+  const int status =
+      ApplyWrite(method, req.get_header_value("Content-Type"), it->second, body,
+                 method == "PUT" && std::exchange(conflict_next_update_, false), &updated, &error);
+  if (status != 200) return answer(status, StatusObject(status, error));
+  // The status subresource is the only way to change the status.
+  if (HasStatus(t->resource)) CopyStatus(it->second, updated);
   store(std::move(updated), "MODIFIED", 200);
 }
 
@@ -421,30 +442,12 @@ void FakeApiServer::WriteStatus(const std::string& method, const Target& t,
     return answer(400, StatusObject(400, "body is not a JSON object"));
   }
   nlohmann::json whole;
-  if (method == "PUT") {
-    const std::string want = body.contains("metadata") && body["metadata"].is_object()
-                                 ? body["metadata"].value("resourceVersion", "")
-                                 : "";
-    if (!want.empty() && want != it->second["metadata"].value("resourceVersion", "")) {
-      return answer(409, StatusObject(409, "the object has been modified"));
-    }
-    whole = body;
-  } else if (req.get_header_value("Content-Type") == "application/json-patch+json") {
-    try {
-      whole = it->second.patch(body);
-    } catch (const nlohmann::json::exception& e) {
-      return answer(422, StatusObject(422, e.what()));
-    }
-  } else {
-    whole = it->second;
-    whole.merge_patch(body);
-  }
+  std::string error;
+  const int status = ApplyWrite(method, req.get_header_value("Content-Type"), it->second, body,
+                                false, &whole, &error);
+  if (status != 200) return answer(status, StatusObject(status, error));
   nlohmann::json updated = it->second;  // everything but the status stays as it was
-  if (whole.contains("status")) {
-    updated["status"] = whole["status"];
-  } else {
-    updated.erase("status");
-  }
+  CopyStatus(whole, updated);
   updated["metadata"]["resourceVersion"] = std::to_string(++rv_);
   it->second = updated;
   events_.push_back({rv_, "MODIFIED", updated, t.resource});
