@@ -1,16 +1,13 @@
 #include "cloudproviders/node_group_file.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "cloudproviders/json_reader.h"
-#include "cloudproviders/kube_objects.h"
-#include "estimator/status_macros.h"
+#include "base/file.h"
+#include "base/status_macros.h"
+#include "kubeobjects/documents.h"
+#include "kubeobjects/json_reader.h"
+#include "kubeobjects/nodes.h"
 
 namespace gpua {
 namespace {
@@ -145,17 +142,6 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
   if (!s.ok()) return in_source(s);
   if (groups.empty()) return in_source(root.Field("nodeGroups").Error("no node groups"));
   return groups;
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  return buffer.str();
 }
 
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path) {

@@ -51,9 +51,6 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
                                                                 absl::string_view source);
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path);
 
-// Reads a whole file; the error names the path.
-absl::StatusOr<std::string> ReadFile(const std::string& path);
-
 }  // namespace gpua
 
 #endif  // GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_

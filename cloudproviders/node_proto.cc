@@ -4,7 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
+#include "kubeobjects/nodes.h"
 
 namespace gpua {
 namespace {
@@ -62,23 +63,13 @@ absl::StatusOr<NodeTemplate> NodeTemplateFromProto(const corev1::Node& node,
     }
     t.taints.push_back({in.key(), in.value(), *effect});
   }
-  const std::string status_field = absl::StrCat(what, ": status");
+  const std::string prefix = absl::StrCat(what, ": ");
   GPUA_ASSIGN_OR_RETURN(t.allocatable, GetResources(node.status().allocatable(),
-                                                    absl::StrCat(status_field, ".allocatable")));
-  if (t.allocatable.empty()) {
-    GPUA_ASSIGN_OR_RETURN(t.allocatable, GetResources(node.status().capacity(),
-                                                      absl::StrCat(status_field, ".capacity")));
-  }
-  if (t.allocatable.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(status_field, ".allocatable: missing (and no capacity either)"));
-  }
-  for (const auto& [name, q] : t.allocatable) {
-    if (q.Sign() < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(status_field, ".allocatable[", name, "]: negative (", q.ToString(), ")"));
-    }
-  }
+                                                    absl::StrCat(prefix, "status.allocatable")));
+  GPUA_ASSIGN_OR_RETURN(
+      ResourceList capacity,
+      GetResources(node.status().capacity(), absl::StrCat(prefix, "status.capacity")));
+  GPUA_RETURN_IF_ERROR(CheckNodeTemplate(t, capacity, prefix));
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "estimator/gpu/gpu_resource.h"
 #include "estimator/resource_vector.h"
 
 namespace gpua {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/node_filler.h"
 #include "estimator/placement.h"
@@ -34,11 +33,6 @@ void DropPodsSlot(ResourceVector& v) {
 }  // namespace
 
 namespace {
-
-bool IsGpuResourceName(absl::string_view name) {
-  return absl::StartsWith(name, "nvidia.com/gpu") || absl::StartsWith(name, "nvidia.com/mig-") ||
-         absl::StartsWith(name, "amd.com/");
-}
 
 // The inventory's unit shares, by catalog slot.
 std::vector<double> GpuShares(const GpuInventory& gpu, const NamedMigLayout* layout,
@@ -75,7 +69,8 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
     t.props->gpu = t.gpu;
     ResourceList base;  // everything but the GPUs, which come as the inventory says
     for (const auto& [name, q] : tmpl.allocatable) {
-      if (!IsGpuResourceName(name)) base.Set(name, q);
+      const std::optional<GpuResource> r = ClassifyGpuResource(name);
+      if (!r.has_value() || r->vendor != t.gpu->vendor) base.Set(name, q);
     }
     std::vector<const NamedMigLayout*> layouts;
     for (const NamedMigLayout& l : t.gpu->mig_layouts) layouts.push_back(&l);

@@ -4,13 +4,9 @@
 #include <limits>
 
 #include "absl/strings/match.h"
+#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
-
-bool IsGpuResource(absl::string_view name) {
-  return absl::StartsWith(name, "nvidia.com/") || absl::StartsWith(name, "amd.com/") ||
-         absl::StartsWith(name, "gpu.intel.com/");
-}
 
 ResourceCatalog::ResourceCatalog() {
   for (absl::string_view name :

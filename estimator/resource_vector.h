@@ -17,10 +17,6 @@ namespace gpua {
 
 using ResourceVector = absl::InlinedVector<int64_t, 8>;
 
-// Vendor GPU resources (whole GPUs, shares, MIG devices, partitions) weigh first when
-// ordering pods and judging waste.
-bool IsGpuResource(absl::string_view name);
-
 class ResourceCatalog {
  public:
   static constexpr int kCpu = 0;
@@ -34,6 +30,7 @@ class ResourceCatalog {
   int Intern(absl::string_view name);
   size_t size() const { return names_.size(); }
   const std::string& Name(int slot) const { return names_[slot]; }
+  // GPU resources (gpu/gpu_resource.h) weigh first when ordering pods and judging waste.
   bool IsGpu(int slot) const { return gpu_[slot]; }
 
   ResourceVector ToVector(const ResourceList& list);

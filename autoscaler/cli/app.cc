@@ -12,8 +12,6 @@
 namespace gpua {
 namespace {
 
-constexpr int kExitUsage = 2;
-
 void PrintUsage(std::ostream& out) {
   out << "gpu-autoscaler: an autoscaler for Kubernetes GPU node pools, with scale-to-zero.\n\n"
          "Usage:\n"
@@ -39,7 +37,9 @@ const std::vector<Subcommand>& Subcommands() {
   return kSubcommands;
 }
 
-int RunApp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunApp(const CommandArgs& args, const CommandIo& io) {
+  std::ostream& out = io.out;
+  std::ostream& err = io.err;
   if (!args.empty()) {
     const std::string& first = args.front();
     if (first == "--help" || first == "-help" || first == "-h" || first == "help") {
@@ -52,7 +52,7 @@ int RunApp(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
     if (first.empty() || first[0] != '-') {
       for (const Subcommand& s : Subcommands()) {
-        if (s.name == first) return s.run({args.begin() + 1, args.end()}, out, err);
+        if (s.name == first) return s.run({args.begin() + 1, args.end()}, io);
       }
       err << "gpu-autoscaler: unknown subcommand \"" << first << "\" (see --help)\n";
       return kExitUsage;

@@ -1,12 +1,13 @@
 // The `gpu-autoscaler` command line: global flags, then a subcommand, or none to run the
-// controller. Kept apart from main() so tests drive it with their own streams.
+// controller. Kept apart from main() so tests drive it with their own streams and clock.
 #ifndef GPUA_AUTOSCALER_CLI_APP_H_
 #define GPUA_AUTOSCALER_CLI_APP_H_
 
 #include <functional>
-#include <ostream>
 #include <string>
 #include <vector>
+
+#include "autoscaler/cli/command.h"
 
 namespace gpua {
 
@@ -14,8 +15,7 @@ struct Subcommand {
   std::string name;
   std::string summary;  // one line for --help
   // Receives the arguments after the subcommand's name; returns the exit status.
-  std::function<int(const std::vector<std::string>& args, std::ostream& out, std::ostream& err)>
-      run;
+  std::function<int(const CommandArgs& args, const CommandIo& io)> run;
 };
 
 // The subcommands this build has, in the order --help lists them.
@@ -23,7 +23,7 @@ const std::vector<Subcommand>& Subcommands();
 
 // Runs the program on `args` (without argv[0]) and returns its exit status: 0 on success,
 // 1 when the work failed, 2 for a usage error.
-int RunApp(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunApp(const CommandArgs& args, const CommandIo& io);
 
 }  // namespace gpua
 

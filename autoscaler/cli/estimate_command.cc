@@ -1,21 +1,21 @@
 #include "autoscaler/cli/estimate_command.h"
 
-#include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "autoscaler/cli/flag_set.h"
-#include "cloudproviders/kube_objects.h"
+#include "base/file.h"
+#include "base/status_macros.h"
 #include "cloudproviders/node_group_file.h"
 #include "estimator/estimate.h"
+#include "kubeobjects/documents.h"
+#include "kubeobjects/pod_groups.h"
+#include "kubeobjects/pods.h"
 
 namespace gpua {
 namespace {
-
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
 
 struct EstimateFlags {
   std::string pods_file;
@@ -96,9 +96,54 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
   out << absl::StrFormat("\nplanned in %.2f ms\n", elapsed_ms);
 }
 
+// The flags' values, checked; a usage error otherwise.
+absl::Status CheckFlags(const EstimateFlags& f) {
+  if (f.pods_file.empty() || f.node_groups_file.empty()) {
+    return absl::InvalidArgumentError("--pods and --node-groups are required");
+  }
+  if (f.output != "table" && f.output != "json") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", f.output, "\" for flag --output: expected table or json"));
+  }
+  return absl::OkStatus();
+}
+
+struct EstimateInput {
+  std::vector<NodeGroupConfig> groups;
+  std::vector<PodSpec> pods;  // pending ones, gang sizes from the file's PodGroups applied
+};
+
+// Reads both files. A pod that cannot be read is warned about on `err` and kept, invalid,
+// so the plan lists it as unschedulable with its reason.
+absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& err) {
+  EstimateInput in;
+  GPUA_ASSIGN_OR_RETURN(in.groups, LoadNodeGroupFile(f.node_groups_file));
+  GPUA_ASSIGN_OR_RETURN(const std::string text, ReadFile(f.pods_file));
+  GPUA_ASSIGN_OR_RETURN(const std::vector<nlohmann::json> objects, ParseObjects(text, f.pods_file));
+  for (const nlohmann::json& o : objects) {
+    if (!IsPodObject(o) || !IsPending(o)) continue;
+    in.pods.push_back(DecodePod(o));
+    if (!in.pods.back().invalid.ok()) {
+      err << "warning: " << f.pods_file << ": " << in.pods.back().invalid.message() << "\n";
+    }
+  }
+  ApplyPodGroups(PodGroupMinMembers(objects), in.pods);
+  return in;
+}
+
+ScaleUpPlan Plan(const EstimateInput& in, const EstimateFlags& f, Expander& expander) {
+  std::vector<NodeGroupSpec> specs;
+  for (const NodeGroupConfig& g : in.groups) specs.push_back(g.spec);
+  EstimateOptions options;
+  options.max_new_nodes = static_cast<int>(f.max_nodes_per_scaleup);
+  options.max_nodes_total = static_cast<int>(f.max_nodes_total);
+  ClusterSnapshot snapshot({});
+  return Estimate(in.pods, specs, snapshot, expander, options);
+}
+
 }  // namespace
 
-int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunEstimateCommand(const CommandArgs& args, const CommandIo& io) {
   EstimateFlags f;
   FlagSet flags("gpu-autoscaler estimate");
   flags.AddString("pods", &f.pods_file,
@@ -111,76 +156,36 @@ int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, 
                "new nodes one scale-up may add over all groups");
   flags.AddInt("max-nodes-total", &f.max_nodes_total, "nodes in all; 0 for no limit");
   flags.AddInt("random-seed", &f.seed, "seed of the random expander");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
-  if (!rest.ok()) {
-    err << rest.status().message() << "\n";
-    return kExitUsage;
+  if (auto exit = ParseFlagsOrExit(flags, args,
+                                   "Usage: gpu-autoscaler estimate --pods FILE --node-groups FILE "
+                                   "[flags]\n\nPlans the nodes that would hold the pending pods.",
+                                   io)) {
+    return *exit;
   }
-  if (flags.help()) {
-    out << "Usage: gpu-autoscaler estimate --pods FILE --node-groups FILE [flags]\n\n"
-           "Plans the nodes that would hold the pending pods.\n\nFlags:\n"
-        << flags.Usage();
-    return 0;
-  }
-  if (!rest->empty()) {
-    err << "gpu-autoscaler estimate: unexpected argument \"" << rest->front() << "\"\n";
-    return kExitUsage;
-  }
-  if (f.pods_file.empty() || f.node_groups_file.empty()) {
-    err << "gpu-autoscaler estimate: --pods and --node-groups are required\n";
-    return kExitUsage;
-  }
-  if (f.output != "table" && f.output != "json") {
-    err << "gpu-autoscaler estimate: invalid value \"" << f.output
-        << "\" for flag --output: expected table or json\n";
+  if (absl::Status s = CheckFlags(f); !s.ok()) {
+    io.err << "gpu-autoscaler estimate: " << s.message() << "\n";
     return kExitUsage;
   }
   absl::StatusOr<std::unique_ptr<Expander>> expander =
       MakeExpanderChain(f.expander, ExpanderConfig{{}, static_cast<uint64_t>(f.seed)});
   if (!expander.ok()) {
-    err << "gpu-autoscaler estimate: --expander: " << expander.status().message() << "\n";
+    io.err << "gpu-autoscaler estimate: --expander: " << expander.status().message() << "\n";
     return kExitUsage;
   }
-
-  absl::StatusOr<std::vector<NodeGroupConfig>> groups = LoadNodeGroupFile(f.node_groups_file);
-  if (!groups.ok()) {
-    err << "gpu-autoscaler estimate: " << groups.status().message() << "\n";
+  absl::StatusOr<EstimateInput> in = LoadInput(f, io.err);
+  if (!in.ok()) {
+    io.err << "gpu-autoscaler estimate: " << in.status().message() << "\n";
     return kExitFailure;
   }
-  absl::StatusOr<std::string> pods_text = ReadFile(f.pods_file);
-  absl::StatusOr<std::vector<nlohmann::json>> objects =
-      pods_text.ok() ? ParseObjects(*pods_text, f.pods_file) : pods_text.status();
-  if (!objects.ok()) {
-    err << "gpu-autoscaler estimate: " << objects.status().message() << "\n";
-    return kExitFailure;
-  }
-  std::vector<PodSpec> pods;
-  for (const nlohmann::json& o : *objects) {
-    if (!IsPodObject(o) || !IsPending(o)) continue;
-    pods.push_back(DecodePod(o));
-    if (!pods.back().invalid.ok()) {
-      err << "warning: " << f.pods_file << ": " << pods.back().invalid.message() << "\n";
-    }
-  }
-  ApplyPodGroups(PodGroupMinMembers(*objects), pods);
-
-  std::vector<NodeGroupSpec> specs;
-  for (const NodeGroupConfig& g : *groups) specs.push_back(g.spec);
-  EstimateOptions options;
-  options.max_new_nodes = static_cast<int>(f.max_nodes_per_scaleup);
-  options.max_nodes_total = static_cast<int>(f.max_nodes_total);
-  ClusterSnapshot snapshot({});
-  const auto start = std::chrono::steady_clock::now();
-  ScaleUpPlan plan = Estimate(pods, specs, snapshot, **expander, options);
-  const double elapsed_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-
+  const absl::Time start = io.clock.Now();
+  const ScaleUpPlan plan = Plan(*in, f, **expander);
+  const double elapsed_ms = absl::ToDoubleMilliseconds(io.clock.Now() - start);
   if (f.output == "json") {
-    out << PlanToJson(plan, pods, elapsed_ms).dump(2) << "\n";
+    io.out << PlanToJson(plan, in->pods, elapsed_ms).dump(2) << "\n";
   } else {
-    PrintTable(plan, pods, *groups, elapsed_ms, out);
+    PrintTable(plan, in->pods, in->groups, elapsed_ms, io.out);
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace gpua

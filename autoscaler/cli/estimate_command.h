@@ -2,13 +2,11 @@
 #ifndef GPUA_AUTOSCALER_CLI_ESTIMATE_COMMAND_H_
 #define GPUA_AUTOSCALER_CLI_ESTIMATE_COMMAND_H_
 
-#include <ostream>
-#include <string>
-#include <vector>
+#include "autoscaler/cli/command.h"
 
 namespace gpua {
 
-int RunEstimateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunEstimateCommand(const CommandArgs& args, const CommandIo& io);
 
 }  // namespace gpua
 

@@ -1,23 +1,23 @@
 #include "autoscaler/cli/inspect_command.h"
 
 #include <atomic>
+#include <functional>
 #include <map>
-#include <mutex>
+#include <memory>
 #include <nlohmann/json.hpp>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/time/clock.h"
-#include "autoscaler/cli/flag_set.h"
+#include "absl/synchronization/mutex.h"
+#include "autoscaler/controller/node_state.h"
 #include "autoscaler/kube/cluster_watch.h"
+#include "base/log.h"
+#include "base/status_macros.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
 namespace {
-
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
 
 struct InspectFlags {
   std::string kubeconfig;
@@ -29,41 +29,15 @@ struct InspectFlags {
   int64_t burst = 30;
 };
 
-bool IsGpu(absl::string_view resource) {
-  return absl::StartsWith(resource, "nvidia.com/") || absl::StartsWith(resource, "amd.com/");
-}
-
-ResourceList GpuPart(const ResourceList& all) {
-  ResourceList gpus;
-  for (const auto& [name, q] : all) {
-    if (IsGpu(name)) gpus.Set(name, q);
-  }
-  return gpus;
-}
-
 nlohmann::json ToJson(const ResourceList& list) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [name, q] : list) out[name] = q.ToString();
   return out;
 }
 
-// A node's group: the autoscaler's own label when set, else its instance type.
-std::string GroupOf(const NodeObject& n) {
-  for (const char* label : {"gpu-autoscaler.io/node-group", "node.kubernetes.io/instance-type"}) {
-    if (auto it = n.node.labels.find(label); it != n.node.labels.end()) return it->second;
-  }
-  return "-";
-}
+std::string StateName(const NodeObject& n) { return std::string(NodeStateName(StateOf(n))); }
 
-std::string StateOf(const NodeObject& n) {
-  if (!n.ready) return "not ready";
-  const bool has_gpu_labels = n.node.labels.contains("nvidia.com/gpu.product") ||
-                              n.node.labels.contains("nvidia.com/gpu.count");
-  if (has_gpu_labels && GpuPart(n.node.allocatable).empty()) return "gpus not advertised";
-  return "ready";
-}
-
-nlohmann::json Report(const kube::ClusterView& view) {
+nlohmann::json Report(const ClusterView& view) {
   nlohmann::json out = {{"nodes", nlohmann::json::array()},
                         {"unschedulable_pods", nlohmann::json::array()}};
   for (const auto& n : view.nodes) {
@@ -72,8 +46,8 @@ nlohmann::json Report(const kube::ClusterView& view) {
       if (p->phase != "Succeeded" && p->phase != "Failed") used += p->spec.requests;
     }
     nlohmann::json node = {{"name", n->node.name},
-                           {"group", GroupOf(*n)},
-                           {"state", StateOf(*n)},
+                           {"group", GroupLabelOf(*n)},
+                           {"state", StateName(*n)},
                            {"allocatable", ToJson(n->node.allocatable)},
                            {"gpu_capacity", ToJson(GpuPart(n->node.allocatable))},
                            {"gpu_used", ToJson(GpuPart(used))}};
@@ -116,9 +90,51 @@ void PrintTable(const nlohmann::json& report, std::ostream& out) {
   }
 }
 
+// The cluster as inspect reads it: nodes and pods only (a user allowed to list just those can
+// run it), with each change printed while `watching`.
+struct Connection {
+  std::unique_ptr<kube::ApiClient> client;
+  std::unique_ptr<kube::ClusterWatch> watch;
+  std::string server;
+};
+
+absl::StatusOr<Connection> Connect(const InspectFlags& f, const CommandIo& io, LogSink& log,
+                                   const std::function<void(const std::string&)>& change) {
+  Connection c;
+  GPUA_ASSIGN_OR_RETURN(kube::RestConfig config,
+                        kube::ResolveRestConfig(f.kubeconfig, f.context, kube::ProcessEnv));
+  c.server = config.server;
+  kube::ClientOptions options;
+  options.qps = f.qps;
+  options.burst = static_cast<int>(f.burst);
+  GPUA_ASSIGN_OR_RETURN(c.client, kube::ApiClient::Create(std::move(config), io.clock, options));
+  kube::ClusterWatchOptions watch;
+  watch.budgets = watch.daemonsets = watch.workloads = false;
+  watch.reflector.log = &log;
+  watch.node_handlers.on_add = [change](const auto& n) { change("node added " + n->node.name); };
+  watch.node_handlers.on_update = [change](const auto&, const auto& n) {
+    change("node changed " + n->node.name + " (" + StateName(*n) + ")");
+  };
+  watch.node_handlers.on_delete = [change](const auto& n) {
+    change("node deleted " + n->node.name);
+  };
+  watch.pod_handlers.on_add = [change](const auto& p) {
+    change(absl::StrCat("pod added ", p->spec.Key(), p->unschedulable ? " (unschedulable)" : ""));
+  };
+  watch.pod_handlers.on_update = [change](const auto&, const auto& p) {
+    change(absl::StrCat("pod changed ", p->spec.Key(),
+                        p->spec.node_name.empty() ? "" : " on " + p->spec.node_name));
+  };
+  watch.pod_handlers.on_delete = [change](const auto& p) {
+    change("pod deleted " + p->spec.Key());
+  };
+  c.watch = std::make_unique<kube::ClusterWatch>(*c.client, io.clock, std::move(watch));
+  return c;
+}
+
 }  // namespace
 
-int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
   InspectFlags f;
   FlagSet flags("gpu-autoscaler inspect");
   flags.AddString("kubeconfig", &f.kubeconfig,
@@ -129,83 +145,48 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, s
   flags.AddDuration("sync-timeout", &f.sync_timeout, "how long the first lists may take");
   flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
   flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
-  if (!rest.ok()) {
-    err << rest.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (flags.help()) {
-    out << "Usage: gpu-autoscaler inspect [flags]\n" << flags.Usage();
-    return 0;
+  if (auto exit = ParseFlagsOrExit(flags, args, "Usage: gpu-autoscaler inspect [flags]", io)) {
+    return *exit;
   }
   if (f.output != "table" && f.output != "json") {
-    err << "gpu-autoscaler inspect: --output must be table or json\n";
+    io.err << "gpu-autoscaler inspect: --output must be table or json\n";
     return kExitUsage;
   }
-  auto config = kube::ResolveRestConfig(f.kubeconfig, f.context, kube::ProcessEnv);
-  if (!config.ok()) {
-    err << "gpu-autoscaler inspect: " << config.status().message() << "\n";
-    return kExitFailure;
-  }
-  kube::ClientOptions options;
-  options.qps = f.qps;
-  options.burst = static_cast<int>(f.burst);
-  auto client = kube::ApiClient::Create(*config, options);
-  if (!client.ok()) {
-    err << "gpu-autoscaler inspect: " << client.status().message() << "\n";
-    return kExitFailure;
-  }
-  std::mutex out_mu;
+  StreamLogSink log(io.err, "gpu-autoscaler inspect: ");
+  absl::Mutex out_mu;
   std::atomic<bool> watching{false};
   const auto change = [&](const std::string& line) {
     if (!watching) return;
-    std::lock_guard<std::mutex> lock(out_mu);
-    out << absl::FormatTime("%H:%M:%S ", absl::Now(), absl::LocalTimeZone()) << line << std::endl;
+    absl::MutexLock lock(&out_mu);
+    io.out << absl::FormatTime("%H:%M:%S ", io.clock.Now(), absl::LocalTimeZone()) << line
+           << std::endl;
   };
-  const auto log = [&](absl::string_view line) {
-    std::lock_guard<std::mutex> lock(out_mu);
-    err << "gpu-autoscaler inspect: " << line << "\n";
-  };
-  kube::ClusterWatchOptions watch;
-  watch.budgets = watch.daemonsets = watch.workloads = false;  // nodes and pods are enough
-  watch.log = log;
-  watch.node_handlers.on_add = [&](const auto& n) { change("node added " + n->node.name); };
-  watch.node_handlers.on_update = [&](const auto&, const auto& n) {
-    change("node changed " + n->node.name + " (" + StateOf(*n) + ")");
-  };
-  watch.node_handlers.on_delete = [&](const auto& n) { change("node deleted " + n->node.name); };
-  watch.pod_handlers.on_add = [&](const auto& p) {
-    change(absl::StrCat("pod added ", p->spec.Key(), p->unschedulable ? " (unschedulable)" : ""));
-  };
-  watch.pod_handlers.on_update = [&](const auto&, const auto& p) {
-    change(absl::StrCat("pod changed ", p->spec.Key(),
-                        p->spec.node_name.empty() ? "" : " on " + p->spec.node_name));
-  };
-  watch.pod_handlers.on_delete = [&](const auto& p) { change("pod deleted " + p->spec.Key()); };
-  kube::ClusterWatch cluster(**client, std::move(watch));
-  cluster.Start();
-  int rc = 0;
-  if (!cluster.WaitForSync(f.sync_timeout)) {
-    err << "gpu-autoscaler inspect: could not list nodes and pods from " << config->server
-        << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
-    rc = kExitFailure;
-  } else {
-    const nlohmann::json report = Report(cluster.View());
-    {
-      std::lock_guard<std::mutex> lock(out_mu);
-      if (f.output == "json") {
-        out << report.dump(2) << "\n";
-      } else {
-        PrintTable(report, out);
-      }
-    }
-    if (f.watch > absl::ZeroDuration()) {
-      watching = true;
-      absl::SleepFor(f.watch);
-      watching = false;
+  absl::StatusOr<Connection> cluster = Connect(f, io, log, change);
+  if (!cluster.ok()) {
+    io.err << "gpu-autoscaler inspect: " << cluster.status().message() << "\n";
+    return kExitFailure;
+  }
+  cluster->watch->Start();
+  if (!cluster->watch->WaitForSync(f.sync_timeout)) {
+    io.err << "gpu-autoscaler inspect: could not list nodes and pods from " << cluster->server
+           << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
+    return kExitFailure;
+  }
+  const nlohmann::json report = Report(cluster->watch->View());
+  {
+    absl::MutexLock lock(&out_mu);
+    if (f.output == "json") {
+      io.out << report.dump(2) << "\n";
+    } else {
+      PrintTable(report, io.out);
     }
   }
-  return rc;
+  if (f.watch > absl::ZeroDuration()) {
+    watching = true;
+    io.clock.SleepFor(f.watch);
+    watching = false;
+  }
+  return kExitOk;
 }
 
 }  // namespace gpua

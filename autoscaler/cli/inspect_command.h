@@ -6,13 +6,11 @@
 #ifndef GPUA_AUTOSCALER_CLI_INSPECT_COMMAND_H_
 #define GPUA_AUTOSCALER_CLI_INSPECT_COMMAND_H_
 
-#include <ostream>
-#include <string>
-#include <vector>
+#include "autoscaler/cli/command.h"
 
 namespace gpua {
 
-int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunInspectCommand(const CommandArgs& args, const CommandIo& io);
 
 }  // namespace gpua
 

@@ -6,14 +6,11 @@
 #ifndef GPUA_AUTOSCALER_CLI_PLUGIN_CHECK_COMMAND_H_
 #define GPUA_AUTOSCALER_CLI_PLUGIN_CHECK_COMMAND_H_
 
-#include <ostream>
-#include <string>
-#include <vector>
+#include "autoscaler/cli/command.h"
 
 namespace gpua {
 
-int RunPluginCheckCommand(const std::vector<std::string>& args, std::ostream& out,
-                          std::ostream& err);
+int RunPluginCheckCommand(const CommandArgs& args, const CommandIo& io);
 
 }  // namespace gpua
 

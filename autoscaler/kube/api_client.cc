@@ -11,11 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/time/clock.h"
-#include "cloudproviders/api_time.h"
-#include "cloudproviders/json_reader.h"
-#include "cloudproviders/node_group_file.h"
-#include "estimator/status_macros.h"
+#include "base/file.h"
+#include "base/status_macros.h"
+#include "kubeobjects/api_time.h"
+#include "kubeobjects/json_reader.h"
 
 namespace gpua::kube {
 namespace {
@@ -27,7 +26,8 @@ void GlobalInit() {
 
 // Runs an exec credential plugin and returns what it printed. The plugin's environment is
 // ours plus the config's entries.
-absl::StatusOr<std::string> RunPlugin(const ExecPlugin& plugin, absl::Duration timeout) {
+absl::StatusOr<std::string> RunPlugin(const ExecPlugin& plugin, absl::Duration timeout,
+                                      const Clock& clock) {
   int out[2];
   if (pipe(out) != 0) return absl::InternalError("exec plugin: pipe failed");
   const pid_t pid = fork();
@@ -47,9 +47,9 @@ absl::StatusOr<std::string> RunPlugin(const ExecPlugin& plugin, absl::Duration t
   close(out[1]);
   std::string output;
   std::array<char, 4096> buffer;
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = clock.Now() + timeout;
   ssize_t n;
-  while ((n = read(out[0], buffer.data(), buffer.size())) > 0 && absl::Now() < deadline) {
+  while ((n = read(out[0], buffer.data(), buffer.size())) > 0 && clock.Now() < deadline) {
     output.append(buffer.data(), static_cast<size_t>(n));
   }
   close(out[0]);
@@ -125,37 +125,42 @@ struct ApiClient::Credentials {
   std::array<absl::Mutex, CURL_LOCK_DATA_LAST> locks;
 };
 
-RateLimiter::RateLimiter(double qps, int burst)
-    : qps_(qps), burst_(std::max(1, burst)), tokens_(std::max(1, burst)), last_(absl::Now()) {}
+RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
+    : clock_(clock),
+      qps_(qps),
+      burst_(std::max(1, burst)),
+      tokens_(std::max(1, burst)),
+      last_(clock.Now()) {}
 
 void RateLimiter::Wait() {
   if (qps_ <= 0) return;
   absl::Duration wait;
   {
     absl::MutexLock lock(&mu_);
-    const absl::Time now = absl::Now();
+    const absl::Time now = clock_.Now();
     tokens_ = std::min(burst_, tokens_ + absl::ToDoubleSeconds(now - last_) * qps_);
     last_ = now;
     tokens_ -= 1;  // may go below zero: the debt is what this caller waits out
     if (tokens_ >= 0) return;
     wait = absl::Seconds(-tokens_ / qps_);
   }
-  absl::SleepFor(wait);
+  clock_.SleepFor(wait);
 }
 
-absl::StatusOr<std::unique_ptr<ApiClient>> ApiClient::Create(RestConfig config,
+absl::StatusOr<std::unique_ptr<ApiClient>> ApiClient::Create(RestConfig config, Clock& clock,
                                                              ClientOptions options) {
   if (!absl::StartsWith(config.server, "https://") && !absl::StartsWith(config.server, "http://")) {
     return absl::InvalidArgumentError(
         absl::StrCat(config.source, ": server \"", config.server, "\" is not an http(s) URL"));
   }
-  return std::make_unique<ApiClient>(std::move(config), std::move(options));
+  return std::make_unique<ApiClient>(std::move(config), clock, std::move(options));
 }
 
-ApiClient::ApiClient(RestConfig config, ClientOptions options)
+ApiClient::ApiClient(RestConfig config, Clock& clock, ClientOptions options)
     : config_(std::move(config)),
+      clock_(clock),
       options_(std::move(options)),
-      limiter_(options_.qps, options_.burst),
+      limiter_(options_.qps, options_.burst, clock),
       credentials_(std::make_unique<Credentials>()) {
   GlobalInit();
   Credentials* c = credentials_.get();
@@ -194,8 +199,8 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
   }
   if (config_.exec.has_value()) {
     absl::MutexLock lock(&c.mu);
-    if (!c.exec_token.empty() && absl::Now() < c.exec_expiry) return c.exec_token;
-    GPUA_ASSIGN_OR_RETURN(std::string out, RunPlugin(*config_.exec, options_.timeout));
+    if (!c.exec_token.empty() && clock_.Now() < c.exec_expiry) return c.exec_token;
+    GPUA_ASSIGN_OR_RETURN(std::string out, RunPlugin(*config_.exec, options_.timeout, clock_));
     const nlohmann::json cred = nlohmann::json::parse(out, nullptr, false);
     const JsonReader status =
         JsonReader(cred, absl::StrCat("exec plugin ", config_.exec->command, ": ExecCredential "))

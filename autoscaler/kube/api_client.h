@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "autoscaler/kube/rest_config.h"
+#include "base/clock.h"
 
 namespace gpua::kube {
 
@@ -33,11 +34,12 @@ struct HttpResponse {
 // Client-side rate limit: a token bucket of `burst` tokens refilled at `qps`.
 class RateLimiter {
  public:
-  RateLimiter(double qps, int burst);
+  RateLimiter(double qps, int burst, Clock& clock);
   // Waits for a token (never longer than the time one takes to refill per waiter).
   void Wait();
 
  private:
+  Clock& clock_;
   absl::Mutex mu_;
   const double qps_;
   const double burst_;
@@ -47,9 +49,9 @@ class RateLimiter {
 
 class ApiClient {
  public:
-  static absl::StatusOr<std::unique_ptr<ApiClient>> Create(RestConfig config,
+  static absl::StatusOr<std::unique_ptr<ApiClient>> Create(RestConfig config, Clock& clock,
                                                            ClientOptions options = {});
-  ApiClient(RestConfig config, ClientOptions options);
+  ApiClient(RestConfig config, Clock& clock, ClientOptions options);
   ~ApiClient();
 
   // One request; `path` includes the query ("/api/v1/pods?limit=500"). Any HTTP status is
@@ -75,6 +77,7 @@ class ApiClient {
   absl::StatusOr<std::string> BearerToken();
 
   RestConfig config_;
+  Clock& clock_;
   ClientOptions options_;
   RateLimiter limiter_;
   std::unique_ptr<Credentials> credentials_;

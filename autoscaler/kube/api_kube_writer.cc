@@ -4,8 +4,7 @@
 
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
 
 namespace gpua::kube {
 namespace {
@@ -23,14 +22,14 @@ absl::Status Failed(absl::string_view what, const HttpResponse& res) {
   return absl::FailedPreconditionError(message);
 }
 
-std::string Now() {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
-}
-
 }  // namespace
 
-ApiKubeWriter::ApiKubeWriter(ApiClient& client, std::string component)
-    : client_(client), component_(std::move(component)) {}
+ApiKubeWriter::ApiKubeWriter(ApiClient& client, Clock& clock, std::string component)
+    : client_(client), clock_(clock), component_(std::move(component)) {}
+
+std::string ApiKubeWriter::Now() const {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone());
+}
 
 absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::string_view what,
                                             const std::function<bool(nlohmann::json&)>& change) {

@@ -7,14 +7,15 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/kube/api_client.h"
-#include "autoscaler/kube/kube_writer.h"
+#include "base/clock.h"
 
 namespace gpua::kube {
 
 class ApiKubeWriter : public KubeWriter {
  public:
-  explicit ApiKubeWriter(ApiClient& client, std::string component = "gpu-autoscaler");
+  ApiKubeWriter(ApiClient& client, Clock& clock, std::string component = "gpu-autoscaler");
 
   absl::Status AddTaint(const std::string& node, const Taint& taint) override;
   absl::Status RemoveTaint(const std::string& node, const std::string& key) override;
@@ -35,7 +36,11 @@ class ApiKubeWriter : public KubeWriter {
   absl::Status MergePatch(const std::string& path, absl::string_view what,
                           const nlohmann::json& patch);
 
+  // An Event's timestamps, as metav1.Time.
+  std::string Now() const;
+
   ApiClient& client_;
+  Clock& clock_;
   const std::string component_;
   absl::Mutex mu_;
   // event key -> (Event name, count) for aggregation

@@ -7,7 +7,10 @@
 #include <memory>
 
 #include "autoscaler/kube/informer.h"
-#include "cloudproviders/kube_objects.h"
+#include "kubeobjects/nodes.h"
+#include "kubeobjects/pods.h"
+#include "kubeobjects/policy.h"
+#include "kubeobjects/workloads.h"
 
 namespace gpua::kube {
 

@@ -1,7 +1,5 @@
 #include "autoscaler/kube/cluster_watch.h"
 
-#include "absl/time/clock.h"
-
 namespace gpua::kube {
 namespace {
 
@@ -18,13 +16,14 @@ constexpr WorkloadKind kWorkloadKinds[] = {
 
 }  // namespace
 
-ClusterWatch::ClusterWatch(ApiClient& client, ClusterWatchOptions options)
+ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions options)
     : client_(client),
+      clock_(clock),
       options_(std::move(options)),
-      nodes_(NodeDecoder(), options_.node_handlers, options_.log),
-      pods_(PodDecoder(), options_.pod_handlers, options_.log),
-      pdbs_(PdbDecoder(), {}, options_.log),
-      daemonsets_(DaemonSetDecoder(), {}, options_.log) {
+      nodes_(NodeDecoder(), options_.node_handlers, *options_.reflector.log),
+      pods_(PodDecoder(), options_.pod_handlers, *options_.reflector.log),
+      pdbs_(PdbDecoder(), {}, *options_.reflector.log),
+      daemonsets_(DaemonSetDecoder(), {}, *options_.reflector.log) {
   AddPodIndexes(pods_);
   Watch(nodes_, kNodesPath);
   Watch(pods_, kPodsPath);
@@ -35,7 +34,7 @@ ClusterWatch::ClusterWatch(ApiClient& client, ClusterWatchOptions options)
       const std::string kind = k.kind;
       workloads_.push_back(std::make_unique<Informer<WorkloadObject>>(
           [kind](const JsonReader& o) { return DecodeWorkload(o, kind); },
-          Informer<WorkloadObject>::Handlers{}, options_.log));
+          Informer<WorkloadObject>::Handlers{}, *options_.reflector.log));
       Watch(*workloads_.back(), k.path);
     }
   }
@@ -52,10 +51,9 @@ ClusterWatch::~ClusterWatch() {
 }
 
 void ClusterWatch::Start() {
-  ReflectorOptions reflect = options_.reflector;
-  if (!reflect.log) reflect.log = options_.log;
   for (const Watched& w : watched_) {
-    reflectors_.push_back(std::make_unique<Reflector>(client_, w.path, *w.store, reflect));
+    reflectors_.push_back(
+        std::make_unique<Reflector>(client_, w.path, *w.store, clock_, options_.reflector));
     Reflector* r = reflectors_.back().get();
     threads_.emplace_back([this, r] { r->Run(stop_); });
   }
@@ -69,17 +67,17 @@ bool ClusterWatch::synced() const {
 }
 
 bool ClusterWatch::WaitForSync(absl::Duration timeout) const {
-  const absl::Time deadline = absl::Now() + timeout;
+  const absl::Time deadline = clock_.Now() + timeout;
   while (!synced()) {
-    if (absl::Now() >= deadline) return false;
-    absl::SleepFor(absl::Milliseconds(20));
+    if (clock_.Now() >= deadline) return false;
+    clock_.SleepFor(absl::Milliseconds(20));
   }
   return true;
 }
 
 ClusterView ClusterWatch::View() const {
   ClusterView view;
-  view.taken = absl::Now();
+  view.taken = clock_.Now();
   view.nodes = nodes_.List();
   // Bound and unschedulable pods come from one list, so they agree with each other.
   for (PodPtr& p : pods_.List()) view.AddPod(std::move(p));

@@ -15,8 +15,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
-#include "autoscaler/cluster_source.h"
+#include "autoscaler/controller/cluster_source.h"
 #include "autoscaler/kube/cluster_informers.h"
+#include "base/clock.h"
+#include "base/log.h"
 
 namespace gpua::kube {
 
@@ -26,15 +28,14 @@ struct ClusterWatchOptions {
   bool budgets = true;
   bool daemonsets = true;
   bool workloads = true;
-  ReflectorOptions reflector;
-  std::function<void(absl::string_view)> log;
+  ReflectorOptions reflector;  // its log is where every informer and reflector reports
   Informer<NodeObject>::Handlers node_handlers;
   Informer<PodObject>::Handlers pod_handlers;
 };
 
 class ClusterWatch : public ClusterSource {
  public:
-  ClusterWatch(ApiClient& client, ClusterWatchOptions options);
+  ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions options);
   ~ClusterWatch();  // stops the reflectors and waits for them
 
   void Start();
@@ -56,6 +57,7 @@ class ClusterWatch : public ClusterSource {
   void Watch(Informer<T>& informer, const std::string& path);
 
   ApiClient& client_;
+  Clock& clock_;
   const ClusterWatchOptions options_;
   Informer<NodeObject> nodes_;
   Informer<PodObject> pods_;

@@ -7,7 +7,6 @@
 #define GPUA_AUTOSCALER_KUBE_INFORMER_H_
 
 #include <functional>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/kube/reflector.h"
+#include "base/log.h"
 
 namespace gpua::kube {
 
@@ -33,9 +33,9 @@ class Informer : public ReflectorStore {
     std::function<void(const Ptr&)> on_delete;
   };
 
-  Informer(Decode decode, Handlers handlers = {},
-           std::function<void(absl::string_view)> log = nullptr)
-      : decode_(std::move(decode)), handlers_(std::move(handlers)), log_(std::move(log)) {}
+  // Objects that cannot be decoded are reported to `log`.
+  Informer(Decode decode, Handlers handlers = {}, LogSink& log = StderrLog())
+      : decode_(std::move(decode)), handlers_(std::move(handlers)), log_(log) {}
 
   // Before the first list.
   void AddIndex(const std::string& name, IndexFn fn) { index_fns_[name] = std::move(fn); }
@@ -94,8 +94,7 @@ class Informer : public ReflectorStore {
         auto it = objects_.find(key);
         if (it == objects_.end()) {
           if (handlers_.on_add) calls.push_back([this, a = after] { handlers_.on_add(a); });
-        } else if (handlers_.on_update &&
-                   it->second->resource_version != after->resource_version) {
+        } else if (handlers_.on_update && it->second->resource_version != after->resource_version) {
           // A relist (after a 410) repeats what is unchanged: only changes are updates.
           calls.push_back([this, b = it->second, a = after] { handlers_.on_update(b, a); });
         }
@@ -147,12 +146,7 @@ class Informer : public ReflectorStore {
   Ptr DecodeOne(const JsonReader& o) {
     absl::StatusOr<T> decoded = decode_(o);
     if (!decoded.ok()) {
-      const std::string line = std::string(decoded.status().message());
-      if (log_) {
-        log_(line);
-      } else {
-        std::cerr << line << std::endl;
-      }
+      log_.Warning(decoded.status().message());
       return nullptr;
     }
     return std::make_shared<const T>(*std::move(decoded));
@@ -199,7 +193,7 @@ class Informer : public ReflectorStore {
 
   const Decode decode_;
   const Handlers handlers_;
-  const std::function<void(absl::string_view)> log_;
+  LogSink& log_;
   std::map<std::string, IndexFn> index_fns_;
   // What the list under way has decoded (the reflector's thread only).
   std::map<std::string, Ptr> listing_;

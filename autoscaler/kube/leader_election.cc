@@ -1,14 +1,14 @@
 #include "autoscaler/kube/leader_election.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "autoscaler/kube/typed_objects.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
+#include "kubeobjects/api_time.h"
+#include "kubeobjects/lease.h"
 
 namespace gpua::kube {
 
-LeaderElector::LeaderElector(ApiClient& client, LeaderElectionConfig config)
-    : client_(client), config_(std::move(config)) {}
+LeaderElector::LeaderElector(ApiClient& client, Clock& clock, LeaderElectionConfig config)
+    : client_(client), clock_(clock), config_(std::move(config)) {}
 
 std::string LeaderElector::Path(bool with_name) const {
   std::string path =
@@ -31,7 +31,7 @@ nlohmann::json LeaderElector::NewLease(absl::Time now, int32_t transitions,
 }
 
 absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   GPUA_ASSIGN_OR_RETURN(HttpResponse got,
                         client_.Request("GET", Path(true), "", "application/json", CallTimeout()));
   if (got.status == 404) {
@@ -81,27 +81,21 @@ absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
 // would keep a leader acting after its lease could have passed on.
 absl::Duration LeaderElector::CallTimeout() const { return config_.renew_deadline / 2; }
 
-bool LeaderElector::WaitFor(absl::Duration d, const std::atomic<bool>& stop) const {
-  const absl::Time until = absl::Now() + d;
-  while (!stop && absl::Now() < until) absl::SleepFor(absl::Milliseconds(10));
-  return !stop;
-}
-
 void LeaderElector::Run(const std::atomic<bool>& stop, const std::function<void()>& on_started,
                         const std::function<void()>& on_stopped) {
   while (!stop) {
     absl::StatusOr<bool> got = TryAcquireOrRenew();
     if (got.ok() && *got) break;
-    if (!WaitFor(config_.retry_period, stop)) return;
+    if (!clock_.SleepUnlessStopped(config_.retry_period, stop)) return;
   }
   leading_ = true;
   on_started();
-  absl::Time renewed = absl::Now();
-  while (WaitFor(config_.retry_period, stop)) {
+  absl::Time renewed = clock_.Now();
+  while (clock_.SleepUnlessStopped(config_.retry_period, stop)) {
     absl::StatusOr<bool> kept = TryAcquireOrRenew();
     if (kept.ok() && *kept) {
-      renewed = absl::Now();
-    } else if (absl::Now() - renewed >= config_.renew_deadline) {
+      renewed = clock_.Now();
+    } else if (clock_.Now() - renewed >= config_.renew_deadline) {
       break;  // stop acting before the lease can pass to someone else
     }
   }

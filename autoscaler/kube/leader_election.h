@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "autoscaler/kube/api_client.h"
+#include "base/clock.h"
 
 namespace gpua::kube {
 
@@ -29,7 +30,7 @@ struct LeaderElectionConfig {
 
 class LeaderElector {
  public:
-  LeaderElector(ApiClient& client, LeaderElectionConfig config);
+  LeaderElector(ApiClient& client, Clock& clock, LeaderElectionConfig config);
 
   // Campaigns until it leads (or `stop`), calls `on_started`, renews until it cannot
   // within the deadline (or `stop`), then calls `on_stopped` and returns. The caller then
@@ -44,10 +45,10 @@ class LeaderElector {
  private:
   std::string Path(bool with_name) const;
   nlohmann::json NewLease(absl::Time now, int32_t transitions, absl::Time acquired) const;
-  bool WaitFor(absl::Duration d, const std::atomic<bool>& stop) const;
   absl::Duration CallTimeout() const;
 
   ApiClient& client_;
+  Clock& clock_;
   const LeaderElectionConfig config_;
   std::atomic<bool> leading_{false};
   std::string observed_;  // the lease spec last seen

@@ -1,10 +1,8 @@
 #include "autoscaler/kube/reflector.h"
 
-#include <iostream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
 
 namespace gpua::kube {
 namespace {
@@ -58,17 +56,13 @@ absl::StatusOr<ListPage> ReadListPage(simdjson::dom::parser& parser, const std::
   return out;
 }
 
-Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store,
+Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store, Clock& clock,
                      ReflectorOptions options)
-    : client_(client), path_(std::move(path)), store_(store), options_(std::move(options)) {}
-
-void Reflector::Log(absl::string_view line) const {
-  if (options_.log) {
-    options_.log(line);
-  } else {
-    std::cerr << line << std::endl;
-  }
-}
+    : client_(client),
+      path_(std::move(path)),
+      store_(store),
+      clock_(clock),
+      options_(std::move(options)) {}
 
 std::string Reflector::Query(bool watch) const {
   std::string q;
@@ -152,8 +146,7 @@ void Reflector::Backoff(int failures, const std::atomic<bool>& stop) {
   for (int i = 1; i < failures && wait < options_.max_backoff; ++i) wait *= 2;
   wait = std::min(wait, options_.max_backoff);
   wait += wait * std::uniform_real_distribution<double>(0, 1)(jitter_);  // jitter 1.0
-  const absl::Time until = absl::Now() + wait;
-  while (!stop && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  clock_.SleepUnlessStopped(wait, stop);
 }
 
 void Reflector::Run(const std::atomic<bool>& stop) {
@@ -169,12 +162,12 @@ void Reflector::Run(const std::atomic<bool>& stop) {
       continue;  // a watch that ended resumes from where it got to
     }
     if (next.status().code() == absl::StatusCode::kOutOfRange) {  // 410: relist now
-      Log(absl::StrCat(next.status().message(), "; listing again"));
+      options_.log->Info(absl::StrCat(next.status().message(), "; listing again"));
       listed = false;
       continue;
     }
     // A bad line, 5xx, a timeout: after a pause, resume (or list) from where it got to.
-    Log(next.status().message());
+    options_.log->Warning(next.status().message());
     Backoff(++failures, stop);
   }
 }

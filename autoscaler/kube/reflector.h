@@ -18,7 +18,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "autoscaler/kube/api_client.h"
-#include "cloudproviders/json_reader.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "kubeobjects/json_reader.h"
 
 namespace gpua::kube {
 
@@ -54,13 +56,13 @@ struct ReflectorOptions {
   absl::Duration max_backoff = absl::Seconds(30);
   std::string label_selector;
   std::string field_selector;
-  std::function<void(absl::string_view)> log;  // stderr when empty
+  LogSink* log = &StderrLog();
 };
 
 class Reflector {
  public:
   // `path` is the collection, e.g. "/api/v1/pods" or "/api/v1/namespaces/ns/pods".
-  Reflector(ApiClient& client, std::string path, ReflectorStore& store,
+  Reflector(ApiClient& client, std::string path, ReflectorStore& store, Clock& clock,
             ReflectorOptions options = {});
 
   // Lists and watches until `stop`; errors are logged and retried, never returned.
@@ -74,12 +76,12 @@ class Reflector {
 
  private:
   std::string Query(bool watch) const;
-  void Log(absl::string_view line) const;
   void Backoff(int failures, const std::atomic<bool>& stop);
 
   ApiClient& client_;
   const std::string path_;
   ReflectorStore& store_;
+  Clock& clock_;
   const ReflectorOptions options_;
   std::mt19937 jitter_{std::random_device{}()};
   // Reused for every page and event, so its buffers are allocated once (simdjson decodes a

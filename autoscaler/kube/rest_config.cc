@@ -7,10 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "cloudproviders/json_reader.h"
-#include "cloudproviders/kube_objects.h"
-#include "cloudproviders/node_group_file.h"
-#include "estimator/status_macros.h"
+#include "base/file.h"
+#include "base/status_macros.h"
+#include "kubeobjects/documents.h"
+#include "kubeobjects/json_reader.h"
 
 namespace gpua::kube {
 namespace {

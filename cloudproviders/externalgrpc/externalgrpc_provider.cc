@@ -3,14 +3,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
-#include <iostream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
+#include "base/status_macros.h"
 #include "cloudproviders/externalgrpc/wire.h"
 #include "cloudproviders/node_proto.h"
-#include "estimator/status_macros.h"
 
 namespace gpua {
 
@@ -22,7 +20,7 @@ namespace pb = externalgrpc::pb;
 struct ExternalGrpcProvider::Connection {
   std::unique_ptr<pb::CloudProvider::Stub> stub;
   absl::Duration timeout;
-  LogFn log;
+  LogSink* log;
 
   // One RPC with the deadline; errors keep their code and say which call failed, for what.
   template <typename Request, typename Response>
@@ -31,7 +29,8 @@ struct ExternalGrpcProvider::Connection {
                     absl::string_view rpc, absl::string_view subject, const Request& request,
                     Response* response) {
     grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+    // A relative deadline (a timespan): gRPC measures it from the call's start.
+    context.set_deadline(gpr_time_from_micros(absl::ToInt64Microseconds(timeout), GPR_TIMESPAN));
     absl::Status status = FromGrpc((stub.get()->*method)(&context, request, response));
     if (status.ok()) return status;
     return absl::Status(
@@ -205,7 +204,7 @@ std::string GroupProblem(const pb::NodeGroup& g) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExternalGrpcProvider>> ExternalGrpcProvider::Create(
-    const ExternalGrpcConfig& config, LogFn log) {
+    const ExternalGrpcConfig& config, LogSink& log) {
   grpc::ChannelArguments args;
   // A plugin that restarts is back within seconds; do not wait minutes to notice.
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
@@ -220,8 +219,7 @@ absl::StatusOr<std::unique_ptr<ExternalGrpcProvider>> ExternalGrpcProvider::Crea
   auto connection = std::make_shared<Connection>();
   connection->stub = pb::CloudProvider::NewStub(channel);
   connection->timeout = config.timeout;
-  connection->log =
-      log ? std::move(log) : [](absl::string_view line) { std::cerr << line << std::endl; };
+  connection->log = &log;
   return std::make_unique<ExternalGrpcProvider>(std::move(connection));
 }
 
@@ -247,7 +245,7 @@ absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> ExternalGrpcProvider::No
       problem = absl::StrCat("node group ", g.id(), " is listed twice");
     }
     if (!problem.empty()) {  // the others stay usable
-      connection_->log(absl::StrCat("externalgrpc NodeGroups: ignoring ", problem));
+      connection_->log->Warning(absl::StrCat("externalgrpc NodeGroups: ignoring ", problem));
       ignored.push_back(std::move(problem));
       continue;
     }
@@ -298,7 +296,7 @@ absl::StatusOr<double> ExternalGrpcProvider::Price(absl::Status status, double p
     absl::MutexLock lock(&mu_);
     if (!told_pricing_unimplemented_) {
       told_pricing_unimplemented_ = true;
-      connection_->log(
+      connection_->log->Info(
           "externalgrpc: the plugin does not implement pricing; the price expander cannot be "
           "used with it");
     }

@@ -19,21 +19,20 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "base/log.h"
 #include "cloudproviders/cloud_provider.h"
 #include "cloudproviders/externalgrpc/cloud_config.h"
 
 namespace gpua {
-
-using LogFn = std::function<void(absl::string_view)>;
 
 class ExternalGrpcProvider : public CloudProvider {
  public:
   struct Connection;  // the channel, the stub and the call settings
 
   // Sets up the channel (it connects lazily: a plugin that is not up yet is not an error
-  // here). `log` receives the provider's one-off notices; stderr when empty.
+  // here). `log` receives the provider's notices (groups left out, pricing unimplemented).
   static absl::StatusOr<std::unique_ptr<ExternalGrpcProvider>> Create(
-      const ExternalGrpcConfig& config, LogFn log = nullptr);
+      const ExternalGrpcConfig& config, LogSink& log = StderrLog());
   // Use Create.
   explicit ExternalGrpcProvider(std::shared_ptr<Connection> connection);
   ~ExternalGrpcProvider() override;

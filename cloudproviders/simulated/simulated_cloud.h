@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "cloudproviders/clock.h"
+#include "base/clock.h"
 #include "cloudproviders/cloud_provider.h"
 #include "cloudproviders/node_group_file.h"
 

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
 
 namespace gpua {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "estimator/status_macros.h"
+#include "base/status_macros.h"
 
 namespace gpua {
 namespace {
@@ -63,9 +63,11 @@ class InventoryReader {
     return v;
   }
 
-  bool HasResourcePrefix(absl::string_view prefix) const {
+  // Whether allocatable has a GPU resource of this vendor (and kind, when given).
+  bool HasGpuResource(GpuVendor vendor, std::optional<GpuResourceKind> kind = {}) const {
     for (const auto& [name, q] : allocatable_) {
-      if (absl::StartsWith(name, prefix)) return true;
+      const std::optional<GpuResource> r = ClassifyGpuResource(name);
+      if (r.has_value() && r->vendor == vendor && (!kind || r->kind == *kind)) return true;
     }
     return false;
   }
@@ -95,11 +97,11 @@ absl::StatusOr<std::optional<GpuVendor>> InventoryReader::Vendor() const {
     return absl::StartsWith(kv.first, "nvidia.com/gpu.") ||
            absl::StartsWith(kv.first, "nvidia.com/mig");
   });
-  if (HasResourcePrefix("nvidia.com/") || nvidia_labels ||
+  if (HasGpuResource(GpuVendor::kNvidia) || nvidia_labels ||
       labels_.contains("cloud.google.com/gke-accelerator") || Find("gpu-sharing", {})) {
     return GpuVendor::kNvidia;
   }
-  if (HasResourcePrefix("amd.com/") || Find("amd-partition", {})) return GpuVendor::kAmd;
+  if (HasGpuResource(GpuVendor::kAmd) || Find("amd-partition", {})) return GpuVendor::kAmd;
   return std::optional<GpuVendor>();
 }
 
@@ -114,7 +116,7 @@ absl::Status InventoryReader::ReadSharing(GpuInventory& inv) const {
       Find("mig-layouts", {"nvidia.com/mig.config", "cloud.google.com/gke-gpu-partition-size"});
   const bool mig_signs =
       (layouts.has_value() && layouts->value != "all-disabled") ||
-      HasResourcePrefix("nvidia.com/mig-") ||
+      HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kMigSlice) ||
       std::any_of(labels_.begin(), labels_.end(), [](const auto& kv) {
         return absl::StartsWith(kv.first, "nvidia.com/mig-") && absl::EndsWith(kv.first, ".count");
       });
@@ -150,8 +152,9 @@ absl::Status InventoryReader::ReadSharing(GpuInventory& inv) const {
     auto s = Find(annotation, {});
     return s.has_value() && absl::AsciiStrToLower(s->value) == "true";
   };
-  inv.renamed = flag("gpu-renamed") || HasResourcePrefix("nvidia.com/gpu.shared") ||
-                (HasResourcePrefix("nvidia.com/mig-") &&
+  inv.renamed = flag("gpu-renamed") ||
+                HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kSharedGpu) ||
+                (HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kMigSlice) &&
                  std::any_of(allocatable_.begin(), allocatable_.end(),
                              [](const auto& kv) { return absl::EndsWith(kv.first, ".shared"); }));
   inv.fail_requests_greater_than_one = flag("gpu-fail-requests-greater-than-one");
@@ -223,8 +226,11 @@ absl::Status InventoryReader::ReadAmd(GpuInventory& inv) const {
   std::string memory = "nps1";
   if (auto m = Find("amd-memory-partition", {})) memory = absl::AsciiStrToLower(m->value);
   for (const auto& [name, q] : allocatable_) {  // amd.com/cpx_nps4: mixed naming
+    if (ClassifyGpuResource(name) != GpuResource{GpuVendor::kAmd, GpuResourceKind::kAmdPartition}) {
+      continue;
+    }
     absl::string_view rest = name;
-    if (!absl::ConsumePrefix(&rest, "amd.com/") || rest == "gpu") continue;
+    absl::ConsumePrefix(&rest, "amd.com/");
     std::vector<std::string> parts = absl::StrSplit(rest, '_');
     if (parts.size() == 2 && kPartitions.contains(parts[0])) {
       mode = parts[0];
@@ -276,10 +282,8 @@ absl::Status InventoryReader::CheckAgainstAllocatable(const GpuInventory& inv) c
   const ResourceList expected =
       inv.Advertised(inv.mig_layouts.empty() ? nullptr : &inv.mig_layouts[0]);
   for (const auto& [name, q] : allocatable_) {
-    const bool gpu_resource = absl::StartsWith(name, "nvidia.com/gpu") ||
-                              absl::StartsWith(name, "nvidia.com/mig-") ||
-                              absl::StartsWith(name, "amd.com/");
-    if (!gpu_resource) continue;
+    const std::optional<GpuResource> r = ClassifyGpuResource(name);
+    if (!r.has_value() || r->vendor != inv.vendor) continue;
     if (expected.Get(name) != q) {
       return Error(absl::StrCat("allocatable ", name, " is ", q.ToString(),
                                 " but its GPU labels say ", expected.Get(name).ToString(), " (",

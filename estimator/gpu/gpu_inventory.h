@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "estimator/gpu/gpu_resource.h"
 #include "estimator/gpu/mig_geometry.h"
 #include "estimator/labels.h"
 #include "estimator/resource_list.h"
@@ -39,13 +40,12 @@ namespace gpua {
 
 inline constexpr absl::string_view kAnnotationPrefix = "gpu-autoscaler.io/";
 
-enum class GpuVendor { kNvidia, kAmd };
 enum class GpuSharing { kExclusive, kTimeSlicing, kMps, kMig, kAmdPartition };
 absl::string_view GpuSharingName(GpuSharing sharing);
 
 struct GpuInventory {
-  GpuVendor vendor = GpuVendor::kNvidia;
-  std::string model;  // the product name as the labels give it
+  GpuVendor vendor = GpuVendor::kNvidia;  // NVIDIA or AMD: the vendors whose sharing we model
+  std::string model;                      // the product name as the labels give it
   int physical_count = 0;
   int64_t memory_mib = 0;  // per GPU; 0 when unknown
   GpuSharing sharing = GpuSharing::kExclusive;

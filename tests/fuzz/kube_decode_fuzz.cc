@@ -14,8 +14,12 @@
 #include <string>
 #include <string_view>
 
-#include "autoscaler/kube/typed_objects.h"
-#include "cloudproviders/kube_objects.h"
+#include "kubeobjects/config_map.h"
+#include "kubeobjects/lease.h"
+#include "kubeobjects/nodes.h"
+#include "kubeobjects/pods.h"
+#include "kubeobjects/policy.h"
+#include "kubeobjects/workloads.h"
 
 namespace {
 
@@ -75,8 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   same("Node", Describe(gpua::DecodeNode(simd)), Describe(gpua::DecodeNode(nl)));
   same("PodDisruptionBudget", Describe(gpua::DecodePdb(simd)), Describe(gpua::DecodePdb(nl)));
   same("DaemonSet", Describe(gpua::DecodeDaemonSet(simd)), Describe(gpua::DecodeDaemonSet(nl)));
-  same("ReplicaSet", Describe(gpua::kube::DecodeWorkload(simd, "ReplicaSet")),
-       Describe(gpua::kube::DecodeWorkload(nl, "ReplicaSet")));
-  same("Lease", Describe(gpua::kube::DecodeLease(simd)), Describe(gpua::kube::DecodeLease(nl)));
+  same("ReplicaSet", Describe(gpua::DecodeWorkload(simd, "ReplicaSet")),
+       Describe(gpua::DecodeWorkload(nl, "ReplicaSet")));
+  same("Lease", Describe(gpua::DecodeLease(simd)), Describe(gpua::DecodeLease(nl)));
   return 0;
 }

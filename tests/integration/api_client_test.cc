@@ -73,7 +73,8 @@ std::unique_ptr<ApiClient> Client(RestConfig config, absl::Duration timeout = ab
   ClientOptions options;
   options.timeout = timeout;
   options.qps = 0;  // no client-side limit in tests
-  auto client = ApiClient::Create(std::move(config), options);
+  static RealClock clock;
+  auto client = ApiClient::Create(std::move(config), clock, options);
   REQUIRE(client.ok());
   return *std::move(client);
 }

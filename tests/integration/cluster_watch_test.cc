@@ -69,16 +69,13 @@ TEST_CASE("a cluster view holds every kind and knows which pods a controller wou
   server.Upsert("pods", OwnedPod("bare", "gpu-1", "", "", ""));
 
   std::unique_ptr<ApiClient> client = testing::ClientFor(server);
-  std::mutex log_mu;
-  std::vector<std::string> log;
+  MemoryLogSink log;
+  RealClock clock;
   ClusterWatchOptions options;
   options.reflector.watch_timeout = absl::Seconds(2);
   options.reflector.initial_backoff = absl::Milliseconds(20);
-  options.log = [&](absl::string_view line) {
-    std::lock_guard<std::mutex> lock(log_mu);
-    log.emplace_back(line);
-  };
-  ClusterWatch cluster(*client, options);
+  options.reflector.log = &log;
+  ClusterWatch cluster(*client, clock, options);
   cluster.Start();
   REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
 
@@ -104,12 +101,7 @@ TEST_CASE("a cluster view holds every kind and knows which pods a controller wou
   CHECK(controller("train-x") == "Job train x4");
   CHECK(controller("stale") == "none");
   CHECK(controller("bare") == "none");
-  {
-    std::lock_guard<std::mutex> lock(log_mu);
-    REQUIRE(log.size() >= 1);
-    CHECK_THAT(log[0], Catch::Contains("StatefulSet ml/broken: spec.replicas: expected an "
-                                       "integer, found string"));
-  }
+  CHECK(log.Contains("StatefulSet ml/broken: spec.replicas: expected an integer, found string"));
 
   // A pod that gets bound moves from unschedulable to its node in the next view, never both.
   server.Upsert("pods", OwnedPod("train-x", "gpu-1", "Job", "train", "job-uid"));
@@ -128,8 +120,10 @@ TEST_CASE("a watch limited to nodes and pods syncs without the other kinds",
   std::unique_ptr<ApiClient> client = testing::ClientFor(server);
   ClusterWatchOptions options;
   options.budgets = options.daemonsets = options.workloads = false;
-  options.log = [](absl::string_view) {};
-  ClusterWatch cluster(*client, options);
+  MemoryLogSink quiet;
+  RealClock clock;
+  options.reflector.log = &quiet;
+  ClusterWatch cluster(*client, clock, options);
   cluster.Start();
   REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
   CHECK(cluster.View().nodes.size() == 1);

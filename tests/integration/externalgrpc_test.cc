@@ -9,13 +9,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "autoscaler/cli/plugin_check_command.h"
-#include "cloudproviders/clock.h"
+#include "base/clock.h"
+#include "base/log.h"
 #include "cloudproviders/externalgrpc/externalgrpc_provider.h"
 #include "cloudproviders/externalgrpc/plugin_server.h"
 #include "cloudproviders/externalgrpc/provider_service.h"
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/node_proto.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/run_command.h"
 #include "tests/support/test_pki.h"
 
 namespace gpua {
@@ -50,7 +52,7 @@ struct Plugin {
   ManualClock clock;
   SimulatedCloud cloud;
   std::unique_ptr<PluginServer> server;
-  std::vector<std::string> log;
+  MemoryLogSink log;
   std::unique_ptr<ExternalGrpcProvider> client;
 
   explicit Plugin(PluginServerOptions options = {}, ExternalGrpcConfig config = {})
@@ -64,8 +66,7 @@ struct Plugin {
   }
 
   std::unique_ptr<ExternalGrpcProvider> Connect(const ExternalGrpcConfig& config) {
-    auto c = ExternalGrpcProvider::Create(
-        config, [this](absl::string_view line) { log.emplace_back(line); });
+    auto c = ExternalGrpcProvider::Create(config, log);
     REQUIRE(c.ok());
     return *std::move(c);
   }
@@ -120,8 +121,8 @@ TEST_CASE("every RPC of a plugin round-trips through the client", "[externalgrpc
   CHECK(*p.client->NodePrice(node, now - absl::Hours(2), now) == Approx(80.0));
   CHECK(IsNotImplemented(p.client->PodPrice(PodSpec{}, now, now).status()));
   CHECK(IsNotImplemented(p.client->PodPrice(PodSpec{}, now, now).status()));
-  CHECK(p.log.size() == 1);  // said once
-  CHECK_THAT(p.log[0], Catch::Contains("price expander"));
+  CHECK(p.log.lines().size() == 1);  // said once
+  CHECK_THAT(p.log.lines()[0], Catch::Contains("price expander"));
   CHECK(*p.client->GpuLabel() == "nvidia.com/gpu.product");
   CHECK(*p.client->AvailableGpuTypes() == std::vector<std::string>{"NVIDIA-H100-80GB-HBM3"});
 
@@ -194,14 +195,13 @@ TEST_CASE("Unimplemented means defaults for options and no pricing, and is not a
   REQUIRE(server.ok());
   ExternalGrpcConfig config;
   config.address = absl::StrCat("127.0.0.1:", (*server)->port());
-  std::vector<std::string> log;
-  auto client =
-      *ExternalGrpcProvider::Create(config, [&](absl::string_view l) { log.emplace_back(l); });
+  MemoryLogSink log;
+  auto client = *ExternalGrpcProvider::Create(config, log);
   CHECK(IsNotImplemented(client->NodeGroups().status()));
   CHECK(IsNotImplemented(client->GpuLabel().status()));
   const absl::Time now = absl::Now();
   CHECK(IsNotImplemented(client->NodePrice({"p", "n", {}, {}}, now, now).status()));
-  CHECK(log.size() == 1);
+  CHECK(log.lines().size() == 1);
 }
 
 // A plugin written for cluster-autoscaler up to 1.34: templates as an embedded nodeInfo,
@@ -251,7 +251,8 @@ TEST_CASE("a plugin of the earlier protocol generation works unchanged", "[exter
   REQUIRE(server.ok());
   ExternalGrpcConfig config;
   config.address = absl::StrCat("127.0.0.1:", (*server)->port());
-  auto client = *ExternalGrpcProvider::Create(config, [](absl::string_view) {});
+  MemoryLogSink quiet;
+  auto client = *ExternalGrpcProvider::Create(config, quiet);
   auto groups = client->NodeGroups();
   REQUIRE(groups.ok());
   auto t = (*groups)[0]->TemplateNode();
@@ -370,7 +371,8 @@ TEST_CASE("a garbage template is reported for its group; the others keep working
   REQUIRE(server.ok());
   ExternalGrpcConfig config;
   config.address = absl::StrCat("127.0.0.1:", (*server)->port());
-  auto client = *ExternalGrpcProvider::Create(config, [](absl::string_view) {});
+  MemoryLogSink quiet;
+  auto client = *ExternalGrpcProvider::Create(config, quiet);
   auto groups = *client->NodeGroups();
   for (const auto& g : groups) {
     auto t = g->TemplateNode();
@@ -422,9 +424,8 @@ TEST_CASE("groups a plugin lists wrongly are left out and named; the good ones s
   REQUIRE(server.ok());
   ExternalGrpcConfig config;
   config.address = absl::StrCat("127.0.0.1:", (*server)->port());
-  std::vector<std::string> log;
-  auto client =
-      *ExternalGrpcProvider::Create(config, [&](absl::string_view l) { log.emplace_back(l); });
+  MemoryLogSink log;
+  auto client = *ExternalGrpcProvider::Create(config, log);
   auto groups = client->NodeGroups();
   REQUIRE(groups.ok());
   REQUIRE(groups->size() == 1);
@@ -434,7 +435,7 @@ TEST_CASE("groups a plugin lists wrongly are left out and named; the good ones s
   CHECK_THAT(ignored[0], Catch::Contains("empty id"));
   CHECK_THAT(ignored[1], Catch::Contains("node group inverted: maxSize 2 is below minSize 5"));
   CHECK_THAT(ignored[2], Catch::Contains("listed twice"));
-  CHECK(log.size() == 3);
+  CHECK(log.lines().size() == 3);
 }
 
 std::string WriteCloudConfig(int port) {
@@ -452,8 +453,9 @@ TEST_CASE("plugin-check passes a healthy plugin and lists what is wrong with a b
     auto healthy = PluginServer::Start(cloud, {});
     REQUIRE(healthy.ok());
     std::ostringstream out, err;
-    const int rc = RunPluginCheckCommand(
-        {"--cloud-config", WriteCloudConfig((*healthy)->port()), "--mutate"}, out, err);
+    const int rc = testing::RunCommand(
+        RunPluginCheckCommand, {"--cloud-config", WriteCloudConfig((*healthy)->port()), "--mutate"},
+        out, err);
     INFO(out.str() << err.str());
     CHECK(rc == 0);
     CHECK_THAT(out.str(), Catch::Contains("NodeGroupTemplateNodeInfo") &&
@@ -463,8 +465,8 @@ TEST_CASE("plugin-check passes a healthy plugin and lists what is wrong with a b
   auto broken = PluginServer::Serve(std::make_unique<BrokenTemplates>(cloud), {});
   REQUIRE(broken.ok());
   std::ostringstream out, err;
-  const int rc =
-      RunPluginCheckCommand({"--cloud-config", WriteCloudConfig((*broken)->port())}, out, err);
+  const int rc = testing::RunCommand(
+      RunPluginCheckCommand, {"--cloud-config", WriteCloudConfig((*broken)->port())}, out, err);
   CHECK(rc == 1);
   CHECK_THAT(out.str(), Catch::Contains("1 problem(s)") &&
                             Catch::Contains("node group h100: nodeBytes: not a serialized"));
@@ -472,8 +474,9 @@ TEST_CASE("plugin-check passes a healthy plugin and lists what is wrong with a b
 
 TEST_CASE("plugin-check refuses a missing or bad cloud-config", "[plugin-check]") {
   std::ostringstream out, err;
-  CHECK(RunPluginCheckCommand({}, out, err) == 2);
-  CHECK(RunPluginCheckCommand({"--cloud-config", "/nonexistent/cc.yaml"}, out, err) == 2);
+  CHECK(testing::RunCommand(RunPluginCheckCommand, {}, out, err) == 2);
+  CHECK(testing::RunCommand(RunPluginCheckCommand, {"--cloud-config", "/nonexistent/cc.yaml"}, out,
+                            err) == 2);
   CHECK_THAT(err.str(), Catch::Contains("/nonexistent/cc.yaml"));
 }
 

@@ -50,7 +50,7 @@ TEST_CASE("the fake API server speaks TLS with a CA the test makes", "[kube][fak
     void Update(const JsonReader&) override {}
     void Remove(const JsonReader&) override {}
   } count;
-  kube::Reflector reflector(*trusted, "/api/v1/pods", count);
+  kube::Reflector reflector(*trusted, "/api/v1/pods", count, testing::TestClock());
   REQUIRE(reflector.ListAll().ok());
   CHECK(count.listed == 1);
 

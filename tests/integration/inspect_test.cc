@@ -7,6 +7,7 @@
 
 #include "autoscaler/cli/inspect_command.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/run_command.h"
 
 namespace gpua {
 namespace {
@@ -66,7 +67,8 @@ TEST_CASE("inspect prints nodes with GPU capacity and use, and the unschedulable
   FakeApiServer server;
   Populate(server);
   std::ostringstream out, err;
-  const int rc = RunInspectCommand(
+  const int rc = testing::RunCommand(
+      RunInspectCommand,
       {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-1"), "--output", "json"}, out,
       err);
   INFO(err.str());
@@ -87,8 +89,9 @@ TEST_CASE("inspect prints nodes with GPU capacity and use, and the unschedulable
   CHECK(report["unschedulable_pods"][0]["requests"]["nvidia.com/gpu"] == "8");
 
   std::ostringstream table, err2;
-  REQUIRE(RunInspectCommand({"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-2")}, table,
-                            err2) == 0);
+  REQUIRE(testing::RunCommand(RunInspectCommand,
+                              {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-2")},
+                              table, err2) == 0);
   CHECK_THAT(table.str(),
              Catch::Contains("gpus not advertised") && Catch::Contains("1 unschedulable pod(s)"));
 }
@@ -98,7 +101,8 @@ TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]")
   Populate(server);
   std::ostringstream out, err;
   std::thread run([&] {
-    RunInspectCommand(
+    testing::RunCommand(
+        RunInspectCommand,
         {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-3"), "--watch", "2s"}, out, err);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
@@ -115,9 +119,10 @@ TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]")
 
 TEST_CASE("inspect says which server it could not reach", "[kube][inspect]") {
   std::ostringstream out, err;
-  CHECK(RunInspectCommand({"--kubeconfig", KubeconfigFor("http://127.0.0.1:1", "gpua-inspect-4"),
-                           "--sync-timeout", "1s"},
-                          out, err) == 1);
+  CHECK(testing::RunCommand(RunInspectCommand,
+                            {"--kubeconfig", KubeconfigFor("http://127.0.0.1:1", "gpua-inspect-4"),
+                             "--sync-timeout", "1s"},
+                            out, err) == 1);
   CHECK_THAT(err.str(), Catch::Contains("could not list nodes and pods from http://127.0.0.1:1"));
 }
 

@@ -18,7 +18,7 @@ struct Fixture {
   std::unique_ptr<ApiKubeWriter> writer;
   Fixture() {
     client = testing::ClientFor(server);
-    writer = std::make_unique<ApiKubeWriter>(*client);
+    writer = std::make_unique<ApiKubeWriter>(*client, testing::TestClock());
     server.Upsert(
         "nodes",
         {{"metadata", {{"name", "gpu-1"}}},

@@ -35,7 +35,7 @@ struct Candidate {
   std::atomic<bool> stepped_down{false};
   std::thread thread;
   Candidate(const FakeApiServer& server, const std::string& id)
-      : client(Client(server)), elector(*client, Fast(id)) {
+      : client(Client(server)), elector(*client, testing::TestClock(), Fast(id)) {
     thread = std::thread([this] {
       elector.Run(
           stop, [] {}, [this] { stepped_down = true; });
@@ -93,8 +93,8 @@ TEST_CASE("a leader that cannot renew steps down within the renew deadline", "[k
 TEST_CASE("a lease held and renewed by another is not taken", "[kube][leader]") {
   FakeApiServer server;
   auto client = Client(server);
-  LeaderElector first(*client, Fast("first"));
-  LeaderElector second(*client, Fast("second"));
+  LeaderElector first(*client, testing::TestClock(), Fast("first"));
+  LeaderElector second(*client, testing::TestClock(), Fast("second"));
   REQUIRE(*first.TryAcquireOrRenew());
   CHECK(!*second.TryAcquireOrRenew());
   CHECK(*first.TryAcquireOrRenew());  // renewing

@@ -90,8 +90,8 @@ struct Harness {
   FakeApiServer server;
   std::unique_ptr<ApiClient> client;
   RecordingStore store;
-  std::vector<std::string> log;
-  absl::Mutex log_mu;
+  MemoryLogSink log;
+  RealClock clock;
   std::unique_ptr<Reflector> reflector;
   std::atomic<bool> stop{false};
   std::thread thread;
@@ -103,11 +103,8 @@ struct Harness {
     r.watch_timeout = absl::Seconds(2);
     r.initial_backoff = absl::Milliseconds(20);
     r.max_backoff = absl::Milliseconds(200);
-    r.log = [this](absl::string_view line) {
-      absl::MutexLock lock(&log_mu);
-      log.emplace_back(line);
-    };
-    reflector = std::make_unique<Reflector>(*client, "/api/v1/pods", store, r);
+    r.log = &log;
+    reflector = std::make_unique<Reflector>(*client, "/api/v1/pods", store, clock, r);
   }
   ~Harness() { Stop(); }
   void Start() {
@@ -125,13 +122,7 @@ struct Harness {
     }
     return false;
   }
-  bool Logged(const std::string& text) {
-    absl::MutexLock lock(&log_mu);
-    for (const std::string& l : log) {
-      if (l.find(text) != std::string::npos) return true;
-    }
-    return false;
-  }
+  bool Logged(const std::string& text) { return log.Contains(text); }
 };
 
 TEST_CASE("a paged list then a watch keep the store as the server is", "[kube][reflector]") {

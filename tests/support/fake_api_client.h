@@ -10,6 +10,12 @@
 
 namespace gpua::testing {
 
+// The real clock, for clients and the parts of the kube layer tests build around them.
+inline Clock& TestClock() {
+  static RealClock clock;
+  return clock;
+}
+
 // `ca_pem`: the CA to trust when the server speaks TLS.
 inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server,
                                                   const std::string& ca_pem = "",
@@ -20,7 +26,7 @@ inline std::unique_ptr<kube::ApiClient> ClientFor(const FakeApiServer& server,
   kube::ClientOptions options;
   options.qps = 0;
   options.timeout = timeout;
-  return *kube::ApiClient::Create(config, options);
+  return *kube::ApiClient::Create(config, TestClock(), options);
 }
 
 }  // namespace gpua::testing

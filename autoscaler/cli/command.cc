@@ -1,0 +1,23 @@
+#include "autoscaler/cli/command.h"
+
+namespace gpua {
+
+std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
+                                    absl::string_view usage, const CommandIo& io) {
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) {
+    io.err << rest.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (flags.help()) {
+    io.out << usage << "\n\nFlags:\n" << flags.Usage();
+    return kExitOk;
+  }
+  if (!rest->empty()) {
+    io.err << flags.command() << ": unexpected argument \"" << rest->front() << "\"\n";
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpua

@@ -1,0 +1,38 @@
+// What every `gpu-autoscaler` command runs with: its output streams and the clock. main()
+// hands the real ones; tests hand their own.
+#ifndef GPUA_AUTOSCALER_CLI_COMMAND_H_
+#define GPUA_AUTOSCALER_CLI_COMMAND_H_
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "base/clock.h"
+#include "base/flag_set.h"
+
+namespace gpua {
+
+struct CommandIo {
+  std::ostream& out;
+  std::ostream& err;
+  Clock& clock;
+};
+
+// Exit statuses: the work succeeded, the work failed (or found problems), a usage error.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+using CommandArgs = std::vector<std::string>;
+
+// Parses a command's flags. Returns the exit status when the command is to stop here: help
+// asked for (printed with `usage`, 0) or a bad flag or a stray argument (the error printed,
+// 2); nullopt to go on.
+std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
+                                    absl::string_view usage, const CommandIo& io);
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CLI_COMMAND_H_

@@ -1,0 +1,20 @@
+// Where the controller reads the cluster from: the informers of a real cluster
+// (kube::ClusterWatch) or, for `gpu-autoscaler simulate`, a simulated one. The controller is
+// written against this alone, so the same decisions are made in both.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_CLUSTER_SOURCE_H_
+#define GPUA_AUTOSCALER_CONTROLLER_CLUSTER_SOURCE_H_
+
+#include "autoscaler/controller/cluster_view.h"
+
+namespace gpua {
+
+class ClusterSource {
+ public:
+  virtual ~ClusterSource() = default;
+  // The cluster as one controller loop sees it; cheap enough to take every loop.
+  virtual ClusterView View() const = 0;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_CLUSTER_SOURCE_H_

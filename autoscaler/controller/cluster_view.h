@@ -1,0 +1,49 @@
+// What one controller loop reads of the cluster: every kind as it stood when the loop
+// began, read-only, shared with the caches it came from.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_CLUSTER_VIEW_H_
+#define GPUA_AUTOSCALER_CONTROLLER_CLUSTER_VIEW_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "kubeobjects/nodes.h"
+#include "kubeobjects/pods.h"
+#include "kubeobjects/policy.h"
+#include "kubeobjects/workloads.h"
+
+namespace gpua {
+
+using NodePtr = std::shared_ptr<const NodeObject>;
+using PodPtr = std::shared_ptr<const PodObject>;
+using PdbPtr = std::shared_ptr<const PdbObject>;
+using DaemonSetPtr = std::shared_ptr<const DaemonSetObject>;
+using WorkloadPtr = std::shared_ptr<const WorkloadObject>;
+
+struct ClusterView {
+  absl::Time taken;
+  std::vector<NodePtr> nodes;
+  std::vector<PodPtr> pods;                                            // every pod, bound or not
+  absl::flat_hash_map<std::string, std::vector<PodPtr>> pods_by_node;  // bound pods only
+  std::vector<PodPtr> unschedulable;  // PodScheduled=False/Unschedulable and not bound
+  std::vector<PdbPtr> pdbs;
+  std::vector<DaemonSetPtr> daemonsets;
+  std::vector<WorkloadPtr> workloads;  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers
+
+  // The pod's controller when it still exists (same kind, name and uid); null for a pod
+  // without one, whose controller is gone, or whose controller's kind is not watched.
+  WorkloadPtr ControllerOf(const PodSpec& pod) const;
+  const std::vector<PodPtr>& PodsOn(const std::string& node) const;
+
+  // "kind/namespace/name" -> workload; AddWorkload keeps it.
+  absl::flat_hash_map<std::string, WorkloadPtr> workloads_by_ref;
+  void AddWorkload(WorkloadPtr workload);
+  // Files each pod under its node, or with the unschedulable ones.
+  void AddPod(PodPtr pod);
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_CLUSTER_VIEW_H_

@@ -1,0 +1,61 @@
+// The controller's hands on the cluster (ARCHITECTURE.md's KubeWriter): node taints,
+// cordons, annotations and deletion, pod evictions that respect PodDisruptionBudgets,
+// Events, and the status ConfigMap. The controller and the simulator act only through this.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_KUBE_WRITER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_KUBE_WRITER_H_
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "estimator/taints.h"
+
+namespace gpua {
+
+enum class EvictionResult {
+  kEvicted,
+  kBlockedByBudget,  // 429: a PodDisruptionBudget forbids it now; try again later
+  kGone,             // 404: the pod is already gone
+};
+
+struct ObjectRef {
+  std::string kind;  // Pod, Node, ConfigMap
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+};
+
+struct EventRecord {
+  ObjectRef object;
+  std::string type = "Normal";  // Normal | Warning
+  std::string reason;           // TriggeredScaleUp, NotTriggerScaleUp, ScaleDown, ...
+  std::string message;
+};
+
+class KubeWriter {
+ public:
+  virtual ~KubeWriter() = default;
+  // Adds (or replaces the value of) a taint, keeping the node's other taints.
+  virtual absl::Status AddTaint(const std::string& node, const Taint& taint) = 0;
+  virtual absl::Status RemoveTaint(const std::string& node, const std::string& key) = 0;
+  virtual absl::Status SetUnschedulable(const std::string& node, bool unschedulable) = 0;
+  // Sets an annotation, or removes it when `value` is empty.
+  virtual absl::Status Annotate(const std::string& node, const std::string& key,
+                                std::optional<std::string> value) = 0;
+  // A node already gone is not an error.
+  virtual absl::Status DeleteNode(const std::string& node) = 0;
+  virtual absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name,
+                                               const std::string& pod) = 0;
+  // Repeats of one event (same object, reason and message) raise its count instead of
+  // adding Events, so a busy cluster is not flooded.
+  virtual absl::Status RecordEvent(const EventRecord& event) = 0;
+  // Creates or replaces the data of a ConfigMap.
+  virtual absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
+                                      const std::map<std::string, std::string>& data) = 0;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_KUBE_WRITER_H_

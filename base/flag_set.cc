@@ -1,0 +1,136 @@
+#include "base/flag_set.h"
+
+#include <algorithm>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace gpua {
+namespace {
+
+absl::Status BadValue(absl::string_view command, absl::string_view flag, absl::string_view value,
+                      absl::string_view expected) {
+  return absl::InvalidArgumentError(absl::StrCat(command, ": invalid value \"", value,
+                                                 "\" for flag --", flag, ": expected ", expected));
+}
+
+}  // namespace
+
+FlagSet::FlagSet(std::string command) : command_(std::move(command)) {}
+
+void FlagSet::Add(Flag flag) { flags_.push_back(std::move(flag)); }
+
+void FlagSet::AddString(const std::string& name, std::string* target, std::string help) {
+  Add({name, "string", *target, std::move(help), [target](absl::string_view v) {
+         *target = std::string(v);
+         return absl::OkStatus();
+       }});
+}
+
+void FlagSet::AddBool(const std::string& name, bool* target, std::string help) {
+  Add({name, "bool", *target ? "true" : "false", std::move(help),
+       [this, name, target](absl::string_view v) {
+         if (v == "true" || v == "1" || v == "t" || v == "True" || v == "TRUE") {
+           *target = true;
+         } else if (v == "false" || v == "0" || v == "f" || v == "False" || v == "FALSE") {
+           *target = false;
+         } else {
+           return BadValue(command_, name, v, "true or false");
+         }
+         return absl::OkStatus();
+       }});
+}
+
+void FlagSet::AddInt(const std::string& name, int64_t* target, std::string help) {
+  Add({name, "int", absl::StrCat(*target), std::move(help),
+       [this, name, target](absl::string_view v) {
+         if (!absl::SimpleAtoi(v, target)) return BadValue(command_, name, v, "an integer");
+         return absl::OkStatus();
+       }});
+}
+
+void FlagSet::AddDouble(const std::string& name, double* target, std::string help) {
+  Add({name, "float", absl::StrCat(*target), std::move(help),
+       [this, name, target](absl::string_view v) {
+         if (!absl::SimpleAtod(v, target)) return BadValue(command_, name, v, "a number");
+         return absl::OkStatus();
+       }});
+}
+
+void FlagSet::AddDuration(const std::string& name, absl::Duration* target, std::string help) {
+  Add({name, "duration", absl::FormatDuration(*target), std::move(help),
+       [this, name, target](absl::string_view v) {
+         if (!absl::ParseDuration(v, target)) {
+           return BadValue(command_, name, v, "a duration such as 30s, 10m or 1h30m");
+         }
+         return absl::OkStatus();
+       }});
+}
+
+const FlagSet::Flag* FlagSet::Find(absl::string_view name) const {
+  for (const Flag& f : flags_) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::string>& args) {
+  std::vector<std::string> positional;
+  for (size_t i = 0; i < args.size(); ++i) {
+    absl::string_view arg = args[i];
+    if (arg == "--") {
+      positional.insert(positional.end(), args.begin() + static_cast<ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      positional.emplace_back(arg);
+      continue;
+    }
+    arg.remove_prefix(arg[1] == '-' ? 2 : 1);
+    absl::string_view name = arg;
+    std::optional<absl::string_view> value;
+    if (size_t eq = arg.find('='); eq != absl::string_view::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    if (name == "h" || name == "help") {
+      help_ = true;
+      continue;
+    }
+    const Flag* flag = Find(name);
+    if (flag == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(command_, ": unknown flag --", name, " (see --help)"));
+    }
+    if (!value.has_value()) {
+      if (flag->type == "bool") {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat(command_, ": flag --", name, " needs a value"));
+      }
+    }
+    if (absl::Status s = flag->set(*value); !s.ok()) return s;
+  }
+  return positional;
+}
+
+std::string FlagSet::Usage() const {
+  std::vector<const Flag*> sorted;
+  for (const Flag& f : flags_) sorted.push_back(&f);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Flag* a, const Flag* b) { return a->name < b->name; });
+  std::string out;
+  for (const Flag* f : sorted) {
+    absl::StrAppendFormat(&out, "  --%s %s\n      %s", f->name, f->type, f->help);
+    if (!f->default_value.empty()) absl::StrAppend(&out, " (default ", f->default_value, ")");
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gpua

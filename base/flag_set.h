@@ -1,0 +1,57 @@
+// Command-line flags in the style of Go's flag package, which cluster-autoscaler uses, so
+// its command lines carry over: `-name`, `--name`, `--name=value` or `--name value`; a boolean
+// takes its value only after `=`; `--` ends the flags.
+#ifndef GPUA_BASE_FLAG_SET_H_
+#define GPUA_BASE_FLAG_SET_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace gpua {
+
+class FlagSet {
+ public:
+  // `command` names the flags' owner in errors and usage ("gpu-autoscaler estimate").
+  explicit FlagSet(std::string command);
+
+  void AddString(const std::string& name, std::string* target, std::string help);
+  void AddBool(const std::string& name, bool* target, std::string help);
+  void AddInt(const std::string& name, int64_t* target, std::string help);
+  void AddDouble(const std::string& name, double* target, std::string help);
+  void AddDuration(const std::string& name, absl::Duration* target, std::string help);
+
+  // Sets the flags found in `args` and returns the remaining positional arguments. An
+  // unknown flag or a bad value is an error that names the flag. `-h`/`--help` set help().
+  absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args);
+  bool help() const { return help_; }
+  const std::string& command() const { return command_; }
+
+  // One line a flag: name, value type, default, help.
+  std::string Usage() const;
+
+ private:
+  struct Flag {
+    std::string name;
+    std::string type;  // shown in usage: string, bool, int, float, duration
+    std::string default_value;
+    std::string help;
+    std::function<absl::Status(absl::string_view)> set;
+  };
+  const Flag* Find(absl::string_view name) const;
+  void Add(Flag flag);
+
+  std::string command_;
+  std::vector<Flag> flags_;
+  bool help_ = false;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_BASE_FLAG_SET_H_

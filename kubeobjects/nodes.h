@@ -1,0 +1,45 @@
+// Nodes: the Node as the controller's cache keeps it, and a Node object read as a pool's
+// template for new nodes. The template check (allocatable required, capacity when it is
+// absent, nothing negative) is the one every reader of templates uses: the node-group file,
+// the externalgrpc protocol's template nodes and the planner.
+#ifndef GPUA_KUBEOBJECTS_NODES_H_
+#define GPUA_KUBEOBJECTS_NODES_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "estimator/node.h"
+#include "kubeobjects/json_reader.h"
+
+namespace gpua {
+
+// A Node as the controller's cache keeps it.
+struct NodeObject {
+  Node node;  // name, labels, taints, allocatable, unschedulable
+  Labels annotations;
+  ResourceList capacity;
+  std::string provider_id;
+  bool ready = false;   // condition Ready=True
+  std::string created;  // metadata.creationTimestamp, as sent
+  std::string resource_version;
+};
+// Errors name the node and the field.
+absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);
+absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object);
+
+absl::StatusOr<std::vector<Taint>> DecodeTaints(const JsonReader& taints);
+
+// A Node object as a template for new nodes.
+absl::StatusOr<NodeTemplate> DecodeNodeTemplate(const JsonReader& node);
+
+// Completes and checks a decoded template: without allocatable it takes `capacity` (the
+// kubelet reports both); without either, or with a negative amount, it is refused. Errors
+// name the field after `field_prefix` ("nodeGroups[0].template." or "node group g: nodeBytes: ").
+absl::Status CheckNodeTemplate(NodeTemplate& t, const ResourceList& capacity,
+                               absl::string_view field_prefix);
+
+}  // namespace gpua
+
+#endif  // GPUA_KUBEOBJECTS_NODES_H_

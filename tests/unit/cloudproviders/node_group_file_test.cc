@@ -1,0 +1,82 @@
+#include "cloudproviders/node_group_file.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace gpua {
+namespace {
+
+const char* kGroup = R"(
+nodeGroups:
+- id: h100-spot
+  minSize: 0
+  maxSize: 10
+  pricePerHour: 55.04
+  capacityType: spot
+  template:
+    metadata: {labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+    spec: {taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}
+    status: {allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}}
+  options: {scaleDownUnneededTime: 5m, scaleDownGpuUtilizationThreshold: 0.5}
+  simulation: {provisioningDelay: {p50: 90s, p95: 4m}, spotInterruptionsPerHour: 0.02}
+)";
+
+TEST_CASE("the node-group file reads every documented field", "[node-groups]") {
+  auto groups = ParseNodeGroupFile(kGroup, "groups.yaml");
+  REQUIRE(groups.ok());
+  REQUIRE(groups->size() == 1);
+  const NodeGroupConfig& g = groups->front();
+  CHECK(g.spec.id == "h100-spot");
+  CHECK(g.spec.max_size == 10);
+  CHECK(g.capacity_type == CapacityType::kSpot);
+  CHECK(g.spec.node_template.allocatable.Get("nvidia.com/gpu").Value() == 8);
+  CHECK(g.spec.node_template.taints.size() == 1);
+  CHECK(*g.options.scale_down_unneeded_time == absl::Minutes(5));
+  CHECK(g.simulation.provisioning_delay.p95 == absl::Minutes(4));
+}
+
+std::string Broken(const std::string& from, const std::string& to) {
+  std::string text = kGroup;
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST_CASE("mistakes in the node-group file name the file, the group and the field",
+          "[node-groups]") {
+  struct Case {
+    std::string text;
+    std::string message;
+  };
+  const Case cases[] = {
+      {Broken("maxSize: 10", "maxSize: 10\n  maxsize: 3"), "unknown key \"maxsize\""},
+      {Broken("scaleDownUnneededTime: 5m", "scaleDownUnneededTime: five"),
+       "options.scaleDownUnneededTime: invalid duration \"five\""},
+      {Broken("minSize: 0", "minSize: 20"), "minSize 20 exceeds maxSize 10"},
+      {Broken("capacityType: spot", "capacityType: reserved"), "capacityType: unknown value"},
+      {Broken("memory: 1900Gi", "memory: 1900GB"), "status.allocatable[memory]: quantity"},
+      {Broken("effect: NoSchedule", "effect: Never"), "effect: unknown taint effect"},
+      {Broken("0.5}", "1.5}"), "scaleDownGpuUtilizationThreshold: must be between 0 and 1"},
+      {std::string(kGroup) + std::string(kGroup).substr(std::string(kGroup).find("- id")),
+       "duplicate node group id"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.message);
+    auto groups = ParseNodeGroupFile(c.text, "groups.yaml");
+    REQUIRE_FALSE(groups.ok());
+    const std::string message(groups.status().message());
+    CHECK_THAT(message, Catch::StartsWith("groups.yaml: "));
+    CHECK_THAT(message, Catch::Contains(c.message));
+  }
+}
+
+TEST_CASE("a template without allocatable is refused for that group", "[node-groups]") {
+  auto groups = ParseNodeGroupFile(
+      "nodeGroups:\n- id: empty\n  maxSize: 1\n  template: {metadata: {name: x}}\n", "g.yaml");
+  REQUIRE_FALSE(groups.ok());
+  CHECK_THAT(
+      std::string(groups.status().message()),
+      Catch::Contains("node group empty: nodeGroups[0].template.status.allocatable: missing"));
+}
+
+}  // namespace
+}  // namespace gpua
