@@ -67,20 +67,34 @@ TEST_CASE("an instance is creating for its provisioning delay, then running", "[
   CHECK(running == 2);
 }
 
-TEST_CASE("the same seed gives the same delays; the group's existing nodes are up", "[simulated]") {
-  Fixture a, b;
-  REQUIRE(a.Group("h100-spot")->IncreaseSize(3).ok());
-  REQUIRE(b.Group("h100-spot")->IncreaseSize(3).ok());
-  for (absl::Duration step = absl::ZeroDuration(); step < absl::Minutes(5);
-       step += absl::Seconds(10)) {
-    a.clock.Advance(absl::Seconds(10));
-    b.clock.Advance(absl::Seconds(10));
-    auto x = a.Instances("h100-spot");
-    auto y = b.Instances("h100-spot");
-    REQUIRE(x.size() == y.size());
-    for (size_t i = 0; i < x.size(); ++i) CHECK(x[i].state == y[i].state);
+// When each of `count` new instances of `group` came up, to the second.
+std::vector<absl::Duration> UpTimes(Fixture& f, const std::string& group, int count) {
+  REQUIRE(f.Group(group)->IncreaseSize(count).ok());
+  std::vector<absl::Duration> up(count, absl::InfiniteDuration());
+  for (absl::Duration t = absl::Seconds(1); t <= absl::Minutes(30); t += absl::Seconds(1)) {
+    f.clock.Advance(absl::Seconds(1));
+    const std::vector<Instance> instances = f.Instances(group);
+    REQUIRE(instances.size() == static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) {
+      if (instances[i].state == InstanceState::kRunning && up[i] == absl::InfiniteDuration()) {
+        up[i] = t;
+      }
+    }
   }
-  auto cpu = a.Instances("cpu");
+  return up;
+}
+
+TEST_CASE("the same seed gives the same delays, another seed other delays", "[simulated]") {
+  Fixture a, b, other(SimulatedCloudOptions{.seed = 2});
+  const std::vector<absl::Duration> first = UpTimes(a, "a100", 4);
+  CHECK(UpTimes(b, "a100", 4) == first);
+  CHECK(UpTimes(other, "a100", 4) != first);
+  for (absl::Duration d : first) CHECK(d < absl::Minutes(30));  // every one came up
+}
+
+TEST_CASE("the group's existing nodes are up from the start", "[simulated]") {
+  Fixture f;
+  auto cpu = f.Instances("cpu");
   REQUIRE(cpu.size() == 1);
   CHECK(cpu[0].state == InstanceState::kRunning);
 }

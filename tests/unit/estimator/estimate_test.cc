@@ -69,8 +69,6 @@ TEST_CASE("a pod that fits no group gets the reason for each group", "[estimate]
   NodeGroupSpec gpu4 = GpuGroup("gpu4", 4);
   NodeGroupSpec tainted = GpuGroup("tainted", 8);
   tainted.node_template.taints.push_back({"dedicated", "team-a", TaintEffect::kNoSchedule});
-  NodeGroupSpec zoned = GpuGroup("zoned", 8);
-  pods[0].node_selector = {};
   ScaleUpPlan plan = Plan(pods, {cpu, gpu4, tainted});
   REQUIRE(plan.unschedulable.size() == 1);
   const auto& reasons = *plan.unschedulable[0].reasons;
