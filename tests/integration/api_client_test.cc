@@ -79,7 +79,7 @@ std::unique_ptr<ApiClient> Client(RestConfig config, absl::Duration timeout = ab
   return *std::move(client);
 }
 
-TEST_CASE("requests carry the bearer token; every HTTP status is an answer", "[kube][http]") {
+TEST_CASE("requests carry the bearer token, every HTTP status is an answer", "[kube][http]") {
   httplib::Server server;
   Seen seen;
   ServeVersion(server, seen);
@@ -101,7 +101,7 @@ TEST_CASE("requests carry the bearer token; every HTTP status is an answer", "[k
   CHECK(client->Request("GET", "/nowhere")->status == 404);
 }
 
-TEST_CASE("a rotated token file is read again; a vanished one keeps the last token",
+TEST_CASE("a rotated token file is read again, a vanished one keeps the last token",
           "[kube][http]") {
   httplib::Server server;
   Seen seen;

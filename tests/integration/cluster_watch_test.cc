@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "tests/support/eventually.h"
 #include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
@@ -45,13 +46,7 @@ nlohmann::json Node(const std::string& name) {
           {"status", {{"allocatable", {{"cpu", "8"}, {"nvidia.com/gpu", "1"}}}}}};
 }
 
-bool Eventually(const std::function<bool()>& condition) {
-  for (int i = 0; i < 500; ++i) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return condition();
-}
+using testing::Eventually;
 
 TEST_CASE("a cluster view holds every kind and knows which pods a controller would recreate",
           "[kube][cluster-watch]") {

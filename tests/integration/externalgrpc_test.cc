@@ -17,6 +17,7 @@
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/node_proto.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/config_files.h"
 #include "tests/support/run_command.h"
 #include "tests/support/test_pki.h"
 
@@ -363,7 +364,7 @@ class BrokenTemplates : public externalgrpc::ProviderService {
   }
 };
 
-TEST_CASE("a garbage template is reported for its group; the others keep working",
+TEST_CASE("a garbage template is reported for its group, the others keep working",
           "[externalgrpc]") {
   ManualClock clock;
   SimulatedCloud cloud(*ParseNodeGroupFile(kGroups, "groups.yaml"), clock);
@@ -418,7 +419,7 @@ class OddGroups : public pb::CloudProvider::Service {
   }
 };
 
-TEST_CASE("groups a plugin lists wrongly are left out and named; the good ones stay",
+TEST_CASE("groups a plugin lists wrongly are left out and named, the good ones stay",
           "[externalgrpc]") {
   auto server = PluginServer::Serve(std::make_unique<OddGroups>(), {});
   REQUIRE(server.ok());
@@ -439,10 +440,7 @@ TEST_CASE("groups a plugin lists wrongly are left out and named; the good ones s
 }
 
 std::string WriteCloudConfig(int port) {
-  const std::string path =
-      std::string(P_tmpdir) + "/gpua-plugin-check-" + std::to_string(port) + ".yaml";
-  std::ofstream(path) << "address: 127.0.0.1:" << port << "\ngrpc_timeout: 3s\n";
-  return path;
+  return testing::CloudConfigFor(port, "gpua-plugin-check-" + std::to_string(port) + ".yaml");
 }
 
 TEST_CASE("plugin-check passes a healthy plugin and lists what is wrong with a broken one",

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "autoscaler/kube/cluster_informers.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
@@ -27,13 +28,7 @@ nlohmann::json Pod(const std::string& name, const std::string& node, bool unsche
   return p;
 }
 
-bool Eventually(const std::function<bool()>& condition) {
-  for (int i = 0; i < 500; ++i) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return condition();
-}
+using testing::Eventually;
 
 struct Running {
   std::unique_ptr<ApiClient> client;
@@ -84,7 +79,7 @@ TEST_CASE("the pod informer indexes pods by node and keeps unschedulable ones ap
   REQUIRE(Eventually([&] { return pods.ByIndex(kByNode, "gpu-1").empty(); }));
 }
 
-TEST_CASE("a node that cannot be read is reported by name and field; the rest are cached",
+TEST_CASE("a node that cannot be read is reported by name and field, the rest are cached",
           "[kube][informer]") {
   FakeApiServer server;
   server.Upsert("nodes", {{"metadata", {{"name", "good"}, {"labels", {{"zone", "a"}}}}},

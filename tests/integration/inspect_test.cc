@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "autoscaler/cli/inspect_command.h"
+#include "tests/support/config_files.h"
 #include "tests/support/fake_api_server.h"
 #include "tests/support/run_command.h"
 
@@ -14,14 +15,7 @@ namespace {
 
 using testing::FakeApiServer;
 
-std::string KubeconfigFor(const std::string& server, const std::string& file) {
-  const auto path = std::filesystem::temp_directory_path() / file;
-  std::ofstream(path) << "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
-                      << "clusters: [{name: fake, cluster: {server: \"" << server << "\"}}]\n"
-                      << "users: [{name: me, user: {token: t}}]\n"
-                      << "contexts: [{name: test, context: {cluster: fake, user: me}}]\n";
-  return path.string();
-}
+using testing::KubeconfigFor;
 
 void Populate(FakeApiServer& server) {
   server.Upsert("nodes", {{"metadata",

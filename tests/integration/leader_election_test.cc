@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "tests/support/eventually.h"
 #include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
@@ -48,16 +49,9 @@ struct Candidate {
   }
 };
 
-bool Eventually(const std::function<bool()>& condition, absl::Duration within) {
-  const absl::Time until = absl::Now() + within;
-  while (absl::Now() < until) {
-    if (condition()) return true;
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return condition();
-}
+using testing::Eventually;
 
-TEST_CASE("two candidates: exactly one leads; the other takes over after it stops",
+TEST_CASE("two candidates: exactly one leads, the other takes over after it stops",
           "[kube][leader]") {
   FakeApiServer server;
   auto a = std::make_unique<Candidate>(server, "autoscaler-a");

@@ -181,7 +181,7 @@ TEST_CASE("a compacted resourceVersion (410) makes the reflector list again", "[
   CHECK(h.store.duplicates() == 0);
 }
 
-TEST_CASE("a server that hangs times the requests out; the reflector backs off and recovers",
+TEST_CASE("a server that hangs times the requests out, the reflector backs off and recovers",
           "[kube][reflector]") {
   Harness h;
   std::vector<std::pair<std::string, int64_t>> want;
@@ -195,7 +195,7 @@ TEST_CASE("a server that hangs times the requests out; the reflector backs off a
   CHECK(h.store.duplicates() == 0);
 }
 
-TEST_CASE("5xx answers back off and recover; a malformed watch line restarts the watch",
+TEST_CASE("5xx answers back off and recover, a malformed watch line restarts the watch",
           "[kube][reflector]") {
   Harness h;
   std::vector<std::pair<std::string, int64_t>> want;

@@ -74,7 +74,7 @@ TEST_CASE("reading the system clock outside base is caught, in code but not in c
       CheckFile("base/clock.cc", "#include \"absl/time/clock.h\"\nreturn absl::Now();\n").empty());
 }
 
-TEST_CASE("the estimator does no I/O; includes that name no layer are refused", "[layering]") {
+TEST_CASE("the estimator does no I/O, includes that name no layer are refused", "[layering]") {
   CHECK(CheckFile("estimator/pod.cc", "#include <iostream>\n").size() == 1);
   CHECK(CheckFile("kubeobjects/pods.cc", "#include <iostream>\n").empty());
   const auto v = Lines(CheckFile("cloudproviders/node_proto.cc", "#include \"node_proto.h\"\n"));

@@ -8,7 +8,7 @@
 namespace gpua {
 namespace {
 
-TEST_CASE("info lines above the verbosity are dropped; warnings and errors never", "[log]") {
+TEST_CASE("info lines above the verbosity are dropped, warnings and errors never", "[log]") {
   MemoryLogSink log;
   log.Info("always");
   log.Info("detail", 2);

@@ -15,7 +15,7 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
   return path;
 }
 
-TEST_CASE("a plaintext cloud-config needs only the address; the deadline defaults to 5s",
+TEST_CASE("a plaintext cloud-config needs only the address, the deadline defaults to 5s",
           "[cloud-config]") {
   auto c = ParseExternalGrpcConfig("address: 127.0.0.1:8086\n", "cc.yaml");
   REQUIRE(c.ok());
@@ -25,7 +25,7 @@ TEST_CASE("a plaintext cloud-config needs only the address; the deadline default
   CHECK(c->TlsServerName() == "127.0.0.1");
 }
 
-TEST_CASE("cert, key and cacert are read from their files; grpc_timeout is a duration",
+TEST_CASE("cert, key and cacert are read from their files, grpc_timeout is a duration",
           "[cloud-config]") {
   const std::string pem = "-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n";
   const std::string cert = WriteTemp("cert.pem", pem), key = WriteTemp("key.pem", pem),

@@ -77,7 +77,7 @@ TEST_CASE("a gang that asks for an interconnect label goes only where nodes carr
              Catch::Contains("must share label nvidia.com/gpu.clique"));
 }
 
-TEST_CASE("minMember counts running members; pods beyond it are not held back", "[gang]") {
+TEST_CASE("minMember counts running members, pods beyond it are not held back", "[gang]") {
   // 10 pending of a gang of minMember 8 in a group with room for 8: the 8 go.
   ScaleUpPlan plan = testing::Plan(Gang("train", 10, 8), {Zone("h100-a", "a", 8)});
   REQUIRE(plan.groups.size() == 1);

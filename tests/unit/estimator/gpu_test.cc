@@ -36,7 +36,7 @@ TEST_CASE("MIG placement: which devices fit together on one GPU", "[gpu][mig]") 
   CHECK(!ValidateLayout(a30, {"4g.24gb", "1g.6gb"}).ok());
 }
 
-TEST_CASE("every named layout of every model is valid; all-balanced is NVIDIA's", "[gpu][mig]") {
+TEST_CASE("every named layout of every model is valid, all-balanced is NVIDIA's", "[gpu][mig]") {
   for (const MigModel& m : MigModels()) {
     for (const NamedMigLayout& l : NamedLayouts(m)) {
       INFO(m.name << " " << l.name);

@@ -79,7 +79,7 @@ TEST_CASE("a kubeconfig's current context gives server, CA data, token and names
 }
 
 TEST_CASE(
-    "the context flag picks another context; files are relative to the kubeconfig; exec plugins",
+    "the context flag picks another context, files are relative to the kubeconfig, exec plugins",
     "[kube][config]") {
   TempDir dir;
   std::filesystem::create_directories(dir.path / "certs");

@@ -47,7 +47,7 @@ TEST_CASE("a Lease with a field of the wrong kind is an error naming it", "[kube
   CHECK_FALSE(DecodeLease(JsonReader(Parse(R"({"metadata":{}})"))).ok());
 }
 
-TEST_CASE("a ConfigMap keeps its data; a non-string value names the key", "[kube][typed]") {
+TEST_CASE("a ConfigMap keeps its data, a non-string value names the key", "[kube][typed]") {
   absl::StatusOr<ConfigMapObject> cm = DecodeConfigMap(JsonReader(
       Parse(R"({"metadata":{"name":"status","namespace":"kube-system"},"data":{"status":"ok"}})")));
   REQUIRE(cm.ok());

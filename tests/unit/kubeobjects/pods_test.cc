@@ -230,7 +230,7 @@ TEST_CASE("a cached pod keeps what draining its node needs", "[decode]") {
   CHECK(host.created == absl::InfinitePast());
 }
 
-TEST_CASE("API times: whole seconds, fractions and offsets; not-times refused", "[decode]") {
+TEST_CASE("API times: whole seconds, fractions and offsets, not-times refused", "[decode]") {
   absl::Time t;
   REQUIRE(ParseApiTime("2026-11-30T10:00:00Z", &t));
   CHECK(FormatMicroTime(t) == "2026-11-30T10:00:00.000000Z");
