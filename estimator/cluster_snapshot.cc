@@ -24,7 +24,7 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
     // A running node's labels say how its GPUs are shared; if they cannot be read, its
     // advertised resources still count, only the sharing rules are not checked.
     absl::StatusOr<std::optional<GpuInventory>> gpu =
-        ReadGpuInventory(n.labels, {}, n.allocatable, n.name);
+        ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
     if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
     SimNode sim;
     sim.name = n.name;

@@ -136,6 +136,15 @@ class Estimator {
     PackLimits limits;
     limits.max_new_nodes = std::max(
         0, std::min(group.max_size - group.target_size - states_[g].nodes_added, nodes_left_));
+    for (const ResourceBudget& b : budgets_) {
+      auto it = b.per_node.find(group.id);
+      if (it == b.per_node.end() || it->second <= 0) continue;
+      const int64_t fits = std::max<int64_t>(0, b.left / it->second);
+      if (fits < limits.max_new_nodes) {
+        limits.max_new_nodes = static_cast<int>(fits);
+        limits.limited_by = b.name;
+      }
+    }
     limits.first_node = states_[g].nodes_added;
     limits.max_checks = options_.max_checks_per_group;
     limits.fill_search = options_.fill_search_steps;
@@ -200,6 +209,10 @@ class Estimator {
   GroupPlan Added(size_t g, std::vector<PlannedNode> nodes) {
     states_[g].nodes_added += static_cast<int>(nodes.size());
     nodes_left_ -= static_cast<int>(nodes.size());
+    for (ResourceBudget& b : budgets_) {
+      auto it = b.per_node.find(states_[g].t.group->id);
+      if (it != b.per_node.end()) b.left -= it->second * static_cast<int64_t>(nodes.size());
+    }
     GroupPlan plan;
     plan.group_id = states_[g].t.group->id;
     for (PlannedNode& node : nodes) {
@@ -381,6 +394,7 @@ class Estimator {
   std::vector<PendingNodes> not_in_snapshot_;
   std::map<std::pair<size_t, size_t>, std::string> gang_reasons_;  // (group, class) -> why
   int nodes_left_ = 0;
+  std::vector<ResourceBudget> budgets_ = options_.budgets;  // what is left of each limit
 };
 
 }  // namespace

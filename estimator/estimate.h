@@ -16,6 +16,14 @@
 
 namespace gpua {
 
+// A cluster-wide limit that new nodes may not pass (--cores-total, --memory-total,
+// --gpu-total): how much of it is left, and what one new node of each group takes.
+struct ResourceBudget {
+  std::string name;  // "the cluster's cores limit": the reason pods are left out
+  int64_t left = 0;
+  std::map<std::string, int64_t> per_node;  // group id -> one node's share; absent: none
+};
+
 struct EstimateOptions {
   // New nodes one scale-up may ask for, over all groups (--max-nodes-per-scaleup).
   int max_new_nodes = 1000;
@@ -30,6 +38,7 @@ struct EstimateOptions {
   // node fill (node_filler.h). 0 keeps plain FFD.
   int64_t fill_search_steps = 300;
   GpuPolicy gpu_policy;
+  std::vector<ResourceBudget> budgets;
 };
 
 struct PlannedNode {

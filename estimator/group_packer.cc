@@ -16,9 +16,11 @@ ResourceVector Padded(ResourceVector v, size_t size) {
   return v;
 }
 
-std::string NodeLimitReason(const PreparedTemplate& t, int limit) {
-  return absl::StrCat("node group ", t.group->id, " can add no more nodes (", limit,
-                      " new node(s) allowed)");
+std::string NodeLimitReason(const PreparedTemplate& t, const PackLimits& limits) {
+  return absl::StrCat("node group ", t.group->id, " can add no more nodes (", limits.max_new_nodes,
+                      " new node(s) allowed",
+                      limits.limited_by.empty() ? "" : absl::StrCat(" by ", limits.limited_by),
+                      ")");
 }
 
 constexpr absl::string_view kBudgetReason =
@@ -178,7 +180,7 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
     if (seed == item_class.size()) break;
     if (r.new_nodes >= limits.max_new_nodes) {
       r.hit_node_limit = true;
-      leave_the_rest(NodeLimitReason(t, limits.max_new_nodes));
+      leave_the_rest(NodeLimitReason(t, limits));
       break;
     }
     if (steps >= limits.max_checks) {
@@ -267,7 +269,7 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
       }
       if (static_cast<int>(new_nodes.size()) >= limits.max_new_nodes) {
         r.hit_node_limit = true;
-        r.reasons[ci] = NodeLimitReason(t, limits.max_new_nodes);
+        r.reasons[ci] = NodeLimitReason(t, limits);
         break;
       }
       snapshot.Fork();

@@ -58,6 +58,9 @@ struct PackLimits {
   int64_t max_checks = 0;   // the group's work budget
   int64_t fill_search = 0;  // search steps per distinct node fill
   int first_node = 0;       // new nodes are numbered from here (the group may have some)
+  // What holds max_new_nodes where it is, for the reason pods left out are given; empty:
+  // the group's own size and the plan's node limits.
+  std::string limited_by = "";
 };
 
 struct GroupPacking {

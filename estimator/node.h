@@ -30,6 +30,7 @@ struct NodeTemplate {
 struct Node {
   std::string name;
   Labels labels;
+  Labels annotations;  // our GPU settings, for a node that carries its template's
   std::vector<Taint> taints;
   ResourceList allocatable;
   bool unschedulable = false;  // cordoned
