@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kubeobjects/object_meta.h"
 
 namespace gpua {
 
@@ -40,7 +41,8 @@ absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
   const auto read = [&]() -> absl::Status {
     GPUA_ASSIGN_OR_RETURN(out.node.labels, meta.Field("labels").StringMap());
     GPUA_ASSIGN_OR_RETURN(out.annotations, meta.Field("annotations").StringMap());
-    GPUA_ASSIGN_OR_RETURN(out.created, meta.Field("creationTimestamp").String());
+    // A node whose creation time cannot be read is taken as old, never dropped for it.
+    out.created = ReadApiTime(meta.Field("creationTimestamp")).value_or(absl::InfinitePast());
     GPUA_ASSIGN_OR_RETURN(out.resource_version, meta.Field("resourceVersion").String());
     const JsonReader spec = obj.Field("spec");
     GPUA_ASSIGN_OR_RETURN(out.node.taints, DecodeTaints(spec.Field("taints")));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "estimator/node.h"
 #include "kubeobjects/json_reader.h"
 
@@ -21,8 +22,8 @@ struct NodeObject {
   Labels annotations;
   ResourceList capacity;
   std::string provider_id;
-  bool ready = false;   // condition Ready=True
-  std::string created;  // metadata.creationTimestamp, as sent
+  bool ready = false;                         // condition Ready=True
+  absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
   std::string resource_version;
 };
 // Errors name the node and the field.

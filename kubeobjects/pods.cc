@@ -263,6 +263,22 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
 }
 
 // The drain facts of a pod; a malformed one is taken the cautious way (not safe to evict).
+// The pod-scale-up-delay annotation; a bad value is kept as an error, not guessed at.
+void DecodeScaleUpDelay(const JsonReader& annotations, PodObject& out) {
+  const JsonReader delay = annotations.Field(kPodScaleUpDelayAnnotation);
+  if (!delay.IsNull()) {
+    const absl::string_view text = delay.StringView().value_or("");
+    absl::Duration d;
+    if (absl::ParseDuration(text, &d) && d >= absl::ZeroDuration()) {
+      out.scale_up_delay = d;
+    } else {
+      out.scale_up_delay_error =
+          absl::StrCat("Pod ", out.spec.Key(), ": ", delay.path(), ": \"", text,
+                       "\" is not a duration such as 30s or 5m; the default delay applies");
+    }
+  }
+}
+
 void DecodeDrainFacts(const JsonReader& obj, PodObject& out) {
   const JsonReader meta = obj.Field("metadata");
   const absl::string_view created = meta.Field("creationTimestamp").StringView().value_or("");
@@ -330,6 +346,7 @@ PodObject DecodePodObject(const JsonReader& obj) {
   out.spec = DecodePod(obj);
   if (!obj.IsObject()) return out;
   DecodeDrainFacts(obj, out);
+  DecodeScaleUpDelay(obj.Field("metadata").Field("annotations"), out);
   out.resource_version = obj.Field("metadata").Field("resourceVersion").String().value_or("");
   const JsonReader status = obj.Field("status");
   out.phase = status.Field("phase").String().value_or("");

@@ -38,7 +38,15 @@ struct PodObject {
   std::optional<bool> safe_to_evict;
   // An emptyDir or hostPath volume not named in the safe-to-evict-local-volumes annotation.
   bool local_storage = false;
+  // cluster-autoscaler.kubernetes.io/pod-scale-up-delay: how old the pod must be before it
+  // can trigger a scale-up; unset when not given. A value that is not a duration is kept
+  // as an error (naming the pod and the annotation) and the default delay applies.
+  std::optional<absl::Duration> scale_up_delay;
+  std::string scale_up_delay_error;
 };
+
+inline constexpr absl::string_view kPodScaleUpDelayAnnotation =
+    "cluster-autoscaler.kubernetes.io/pod-scale-up-delay";
 PodObject DecodePodObject(const JsonReader& object);
 PodObject DecodePodObject(const nlohmann::json& object);
 
