@@ -13,6 +13,8 @@ class ClusterSource {
   virtual ~ClusterSource() = default;
   // The cluster as one controller loop sees it; cheap enough to take every loop.
   virtual ClusterView View() const = 0;
+  // False until every kind has been listed once: nothing is decided on a partial cluster.
+  virtual bool Synced() const = 0;
 };
 
 }  // namespace gpua

@@ -33,6 +33,14 @@ WorkloadPtr ClusterView::ControllerOf(const PodSpec& pod) const {
   return it->second;
 }
 
+ConfigMapPtr ClusterView::FindConfigMap(absl::string_view namespace_name,
+                                        absl::string_view name) const {
+  for (const ConfigMapPtr& c : config_maps) {
+    if (c->namespace_name == namespace_name && c->name == name) return c;
+  }
+  return nullptr;
+}
+
 const std::vector<PodPtr>& ClusterView::PodsOn(const std::string& node) const {
   static const std::vector<PodPtr> kNone;
   auto it = pods_by_node.find(node);

@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "kubeobjects/config_map.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
@@ -21,6 +22,7 @@ using PodPtr = std::shared_ptr<const PodObject>;
 using PdbPtr = std::shared_ptr<const PdbObject>;
 using DaemonSetPtr = std::shared_ptr<const DaemonSetObject>;
 using WorkloadPtr = std::shared_ptr<const WorkloadObject>;
+using ConfigMapPtr = std::shared_ptr<const ConfigMapObject>;
 
 struct ClusterView {
   absl::Time taken;
@@ -31,6 +33,10 @@ struct ClusterView {
   std::vector<PdbPtr> pdbs;
   std::vector<DaemonSetPtr> daemonsets;
   std::vector<WorkloadPtr> workloads;  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers
+  // The ConfigMaps the controller reads (the priority expander's), in its namespace.
+  std::vector<ConfigMapPtr> config_maps;
+
+  ConfigMapPtr FindConfigMap(absl::string_view namespace_name, absl::string_view name) const;
 
   // The pod's controller when it still exists (same kind, name and uid); null for a pod
   // without one, whose controller is gone, or whose controller's kind is not watched.

@@ -44,6 +44,10 @@ class KubeWriter {
   // Sets an annotation, or removes it when `value` is empty.
   virtual absl::Status Annotate(const std::string& node, const std::string& key,
                                 std::optional<std::string> value) = 0;
+  // Sets a label (a MIG layout for the GPU operator, say), or removes it when `value` is
+  // empty.
+  virtual absl::Status Label(const std::string& node, const std::string& key,
+                             std::optional<std::string> value) = 0;
   // A node already gone is not an error.
   virtual absl::Status DeleteNode(const std::string& node) = 0;
   virtual absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name,
@@ -51,9 +55,10 @@ class KubeWriter {
   // Repeats of one event (same object, reason and message) raise its count instead of
   // adding Events, so a busy cluster is not flooded.
   virtual absl::Status RecordEvent(const EventRecord& event) = 0;
-  // Creates or replaces the data of a ConfigMap.
+  // Creates or replaces the data of a ConfigMap, and sets these annotations on it.
   virtual absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
-                                      const std::map<std::string, std::string>& data) = 0;
+                                      const std::map<std::string, std::string>& data,
+                                      const std::map<std::string, std::string>& annotations) = 0;
 };
 
 }  // namespace gpua

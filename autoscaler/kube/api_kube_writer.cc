@@ -24,8 +24,70 @@ absl::Status Failed(absl::string_view what, const HttpResponse& res) {
 
 }  // namespace
 
-ApiKubeWriter::ApiKubeWriter(ApiClient& client, Clock& clock, std::string component)
-    : client_(client), clock_(clock), component_(std::move(component)) {}
+ApiKubeWriter::ApiKubeWriter(ApiClient& client, Clock& clock, std::string component, LogSink& log,
+                             size_t max_queued_events)
+    : client_(client),
+      clock_(clock),
+      component_(std::move(component)),
+      log_(log),
+      max_queued_(max_queued_events),
+      sender_([this] { SendEvents(); }) {}
+
+ApiKubeWriter::~ApiKubeWriter() {
+  {
+    absl::MutexLock lock(&queue_mu_);
+    // What is still queued gets a few seconds; a dead API server must not hold up exit.
+    const auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+      return queue_.empty() && sending_ == 0;
+    };
+    queue_mu_.AwaitWithTimeout(absl::Condition(&drained), absl::Seconds(5));
+    stopping_ = true;
+  }
+  sender_.join();
+}
+
+absl::Status ApiKubeWriter::RecordEvent(const EventRecord& e) {
+  absl::MutexLock lock(&queue_mu_);
+  if (queue_.size() >= max_queued_) {
+    if (dropped_++ % 100 == 0) {
+      log_.Warning(absl::StrCat("Event queue full (", max_queued_, "): dropped ", dropped_,
+                                " event(s) so far, the last for ", e.object.kind, " ",
+                                e.object.name));
+    }
+    return absl::OkStatus();
+  }
+  queue_.push_back(e);
+  return absl::OkStatus();
+}
+
+void ApiKubeWriter::SendEvents() {
+  while (true) {
+    EventRecord e;
+    {
+      absl::MutexLock lock(&queue_mu_);
+      const auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+        return !queue_.empty() || stopping_;
+      };
+      queue_mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;  // stopping, and nothing left
+      e = std::move(queue_.front());
+      queue_.pop_front();
+      ++sending_;
+    }
+    const absl::Status s = SendEvent(e);
+    if (!s.ok()) log_.Warning(absl::StrCat("Recording event ", e.reason, " failed: ", s.message()));
+    absl::MutexLock lock(&queue_mu_);
+    --sending_;
+  }
+}
+
+void ApiKubeWriter::Flush() {
+  absl::MutexLock lock(&queue_mu_);
+  const auto drained = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(queue_mu_) {
+    return queue_.empty() && sending_ == 0;
+  };
+  queue_mu_.Await(absl::Condition(&drained));
+}
 
 std::string ApiKubeWriter::Now() const {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone());
@@ -102,6 +164,13 @@ absl::Status ApiKubeWriter::Annotate(const std::string& node, const std::string&
                     {{"metadata", {{"annotations", {{key, v}}}}}});
 }
 
+absl::Status ApiKubeWriter::Label(const std::string& node, const std::string& key,
+                                  std::optional<std::string> value) {
+  nlohmann::json v = value.has_value() ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  return MergePatch(NodePath(node), absl::StrCat("label node ", node),
+                    {{"metadata", {{"labels", {{key, v}}}}}});
+}
+
 absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("DELETE", NodePath(node)));
   if (res.status == 200 || res.status == 202 || res.status == 404) return absl::OkStatus();
@@ -125,7 +194,7 @@ absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace
   return Failed(absl::StrCat("evict pod ", namespace_name, "/", pod), res);
 }
 
-absl::Status ApiKubeWriter::RecordEvent(const EventRecord& e) {
+absl::Status ApiKubeWriter::SendEvent(const EventRecord& e) {
   const std::string ns = e.object.namespace_name.empty() ? "default" : e.object.namespace_name;
   const std::string key =
       absl::StrCat(e.object.kind, "/", ns, "/", e.object.name, "/", e.reason, "/", e.message);
@@ -171,19 +240,22 @@ absl::Status ApiKubeWriter::RecordEvent(const EventRecord& e) {
 
 absl::Status ApiKubeWriter::WriteConfigMap(const std::string& namespace_name,
                                            const std::string& name,
-                                           const std::map<std::string, std::string>& data) {
+                                           const std::map<std::string, std::string>& data,
+                                           const std::map<std::string, std::string>& annotations) {
   const std::string base = absl::StrCat("/api/v1/namespaces/", namespace_name, "/configmaps");
   const std::string what = absl::StrCat("write configmap ", namespace_name, "/", name);
   absl::Status updated =
       ReadModifyWrite(absl::StrCat(base, "/", name), what, [&](nlohmann::json& cm) {
         cm["data"] = data;
+        for (const auto& [k, v] : annotations) cm["metadata"]["annotations"][k] = v;
         return true;
       });
   if (!absl::IsNotFound(updated)) return updated;
-  const nlohmann::json cm = {{"apiVersion", "v1"},
-                             {"kind", "ConfigMap"},
-                             {"metadata", {{"name", name}, {"namespace", namespace_name}}},
-                             {"data", data}};
+  const nlohmann::json cm = {
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata", {{"name", name}, {"namespace", namespace_name}, {"annotations", annotations}}},
+      {"data", data}};
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, cm.dump()));
   if (res.status != 201) return Failed(what, res);
   return absl::OkStatus();

@@ -1,5 +1,7 @@
 #include "autoscaler/kube/cluster_watch.h"
 
+#include "absl/strings/str_cat.h"
+
 namespace gpua::kube {
 namespace {
 
@@ -38,11 +40,23 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
       Watch(*workloads_.back(), k.path);
     }
   }
+  // One watch per ConfigMap, each narrowed to its name: a namespace's other ConfigMaps are
+  // none of the controller's business.
+  for (const std::string& name : options_.config_map_names) {
+    config_maps_.push_back(std::make_unique<Informer<ConfigMapObject>>(
+        [](const JsonReader& o) { return DecodeConfigMap(o); },
+        Informer<ConfigMapObject>::Handlers{}, *options_.reflector.log));
+    Watch(*config_maps_.back(),
+          absl::StrCat("/api/v1/namespaces/", options_.config_map_namespace, "/configmaps"),
+          absl::StrCat("metadata.name=", name));
+  }
 }
 
 template <typename T>
-void ClusterWatch::Watch(Informer<T>& informer, const std::string& path) {
-  watched_.push_back({&informer, [&informer] { return informer.synced(); }, path});
+void ClusterWatch::Watch(Informer<T>& informer, const std::string& path,
+                         std::string field_selector) {
+  watched_.push_back(
+      {&informer, [&informer] { return informer.synced(); }, path, std::move(field_selector)});
 }
 
 ClusterWatch::~ClusterWatch() {
@@ -52,8 +66,9 @@ ClusterWatch::~ClusterWatch() {
 
 void ClusterWatch::Start() {
   for (const Watched& w : watched_) {
-    reflectors_.push_back(
-        std::make_unique<Reflector>(client_, w.path, *w.store, clock_, options_.reflector));
+    ReflectorOptions reflect = options_.reflector;
+    if (!w.field_selector.empty()) reflect.field_selector = w.field_selector;
+    reflectors_.push_back(std::make_unique<Reflector>(client_, w.path, *w.store, clock_, reflect));
     Reflector* r = reflectors_.back().get();
     threads_.emplace_back([this, r] { r->Run(stop_); });
   }
@@ -85,6 +100,9 @@ ClusterView ClusterWatch::View() const {
   view.daemonsets = daemonsets_.List();
   for (const auto& informer : workloads_) {
     for (WorkloadPtr& w : informer->List()) view.AddWorkload(std::move(w));
+  }
+  for (const auto& informer : config_maps_) {
+    for (ConfigMapPtr& c : informer->List()) view.config_maps.push_back(std::move(c));
   }
   return view;
 }

@@ -28,6 +28,9 @@ struct ClusterWatchOptions {
   bool budgets = true;
   bool daemonsets = true;
   bool workloads = true;
+  // The ConfigMaps the controller reads, in this namespace (empty: none).
+  std::string config_map_namespace;
+  std::vector<std::string> config_map_names;
   ReflectorOptions reflector;  // its log is where every informer and reflector reports
   Informer<NodeObject>::Handlers node_handlers;
   Informer<PodObject>::Handlers pod_handlers;
@@ -42,6 +45,7 @@ class ClusterWatch : public ClusterSource {
   // True once every watched kind has been listed; false if `timeout` passes first.
   bool WaitForSync(absl::Duration timeout) const;
   bool synced() const;
+  bool Synced() const override { return synced(); }
   ClusterView View() const override;
 
   const Informer<NodeObject>& nodes() const { return nodes_; }
@@ -52,9 +56,10 @@ class ClusterWatch : public ClusterSource {
     ReflectorStore* store;
     std::function<bool()> synced;
     std::string path;
+    std::string field_selector;
   };
   template <typename T>
-  void Watch(Informer<T>& informer, const std::string& path);
+  void Watch(Informer<T>& informer, const std::string& path, std::string field_selector = "");
 
   ApiClient& client_;
   Clock& clock_;
@@ -63,6 +68,7 @@ class ClusterWatch : public ClusterSource {
   Informer<PodObject> pods_;
   Informer<PdbObject> pdbs_;
   Informer<DaemonSetObject> daemonsets_;
+  std::vector<std::unique_ptr<Informer<ConfigMapObject>>> config_maps_;
   // One informer per workload kind: each has its own list and watch.
   std::vector<std::unique_ptr<Informer<WorkloadObject>>> workloads_;
   std::vector<Watched> watched_;

@@ -51,7 +51,7 @@ TEST_CASE("a taint is added beside the others, even when someone wrote the node 
   CHECK(absl::IsNotFound(f.writer->AddTaint("ghost", {"k", "", TaintEffect::kNoSchedule})));
 }
 
-TEST_CASE("cordon, annotations and delete", "[kube][writer]") {
+TEST_CASE("cordon, annotations, labels and delete", "[kube][writer]") {
   Fixture f;
   REQUIRE(f.writer->SetUnschedulable("gpu-1", true).ok());
   CHECK(f.Node()["spec"]["unschedulable"] == true);
@@ -63,6 +63,12 @@ TEST_CASE("cordon, annotations and delete", "[kube][writer]") {
              .value("annotations", nlohmann::json::object())
              .contains("gpu-autoscaler.io/idle-since"));
   CHECK(f.Node()["spec"]["taints"].size() == 1);  // a merge patch leaves the rest alone
+  REQUIRE(f.writer->Label("gpu-1", "nvidia.com/mig.config", "all-1g.10gb").ok());
+  CHECK(f.Node()["metadata"]["labels"]["nvidia.com/mig.config"] == "all-1g.10gb");
+  REQUIRE(f.writer->Label("gpu-1", "nvidia.com/mig.config", std::nullopt).ok());
+  CHECK(!f.Node()["metadata"]
+             .value("labels", nlohmann::json::object())
+             .contains("nvidia.com/mig.config"));
   REQUIRE(f.writer->DeleteNode("gpu-1").ok());
   CHECK(f.writer->DeleteNode("gpu-1").ok());  // already gone is fine
 }
@@ -100,6 +106,7 @@ TEST_CASE("repeated Events are counted on one Event", "[kube][writer]") {
                 "NotTriggerScaleUp",
                 "pod didn't trigger scale-up: 2 node(s) had untolerated taint"};
   for (int i = 0; i < 3; ++i) REQUIRE(f.writer->RecordEvent(e).ok());
+  f.writer->Flush();
   nlohmann::json events = f.Get("/api/v1/namespaces/ml/events")["items"];
   REQUIRE(events.size() == 1);
   CHECK(events[0]["count"] == 3);
@@ -107,17 +114,24 @@ TEST_CASE("repeated Events are counted on one Event", "[kube][writer]") {
   CHECK(events[0]["source"]["component"] == "gpu-autoscaler");
   e.reason = "TriggeredScaleUp";
   REQUIRE(f.writer->RecordEvent(e).ok());
+  f.writer->Flush();
   CHECK(f.Get("/api/v1/namespaces/ml/events")["items"].size() == 2);
 }
 
-TEST_CASE("the status ConfigMap is created, then updated", "[kube][writer]") {
+TEST_CASE("the status ConfigMap is created, then updated, with its annotation", "[kube][writer]") {
   Fixture f;
-  REQUIRE(
-      f.writer->WriteConfigMap("kube-system", "gpu-autoscaler-status", {{"status", "v1"}}).ok());
-  REQUIRE(
-      f.writer->WriteConfigMap("kube-system", "gpu-autoscaler-status", {{"status", "v2"}}).ok());
+  const std::string annotation = "cluster-autoscaler.kubernetes.io/last-updated";
+  REQUIRE(f.writer
+              ->WriteConfigMap("kube-system", "gpu-autoscaler-status", {{"status", "v1"}},
+                               {{annotation, "2026-12-01 10:00:00 +0000 UTC"}})
+              .ok());
+  REQUIRE(f.writer
+              ->WriteConfigMap("kube-system", "gpu-autoscaler-status", {{"status", "v2"}},
+                               {{annotation, "2026-12-01 10:00:10 +0000 UTC"}})
+              .ok());
   nlohmann::json cm = f.Get("/api/v1/namespaces/kube-system/configmaps/gpu-autoscaler-status");
   CHECK(cm["data"]["status"] == "v2");
+  CHECK(cm["metadata"]["annotations"][annotation] == "2026-12-01 10:00:10 +0000 UTC");
 }
 
 }  // namespace
