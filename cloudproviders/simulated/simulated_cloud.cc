@@ -26,6 +26,7 @@ struct GroupState {
   NodeGroupConfig config;
   int next_index = 0;
   bool stockout = false;
+  absl::Status increase_error;
   std::vector<SimInstance> instances;
 
   int TargetSize() const {
@@ -139,6 +140,7 @@ class SimulatedCloud::Group : public NodeGroup {
   absl::Status IncreaseSize(int delta) override {
     return With([&](GroupState& g, absl::Time now) -> absl::Status {
       if (delta <= 0) return absl::InvalidArgumentError("size increase must be positive");
+      if (!g.increase_error.ok()) return g.increase_error;
       if (g.TargetSize() + delta > max_) {
         return absl::InvalidArgumentError(absl::StrCat("size increase too large: desired ",
                                                        g.TargetSize() + delta, ", max ", max_));
@@ -303,12 +305,22 @@ absl::StatusOr<double> SimulatedCloud::NodePrice(const NodeRef& node, absl::Time
                                                  absl::Time end) {
   absl::StatusOr<std::shared_ptr<NodeGroup>> group = NodeGroupForNode(node);
   if (!group.ok()) return group.status();
-  if (*group == nullptr) {
+  absl::MutexLock lock(&state_->mu);
+  const GroupState* g = *group != nullptr ? state_->Find((*group)->Id()) : nullptr;
+  if (g == nullptr && node.provider_id.empty()) {
+    // A template node, as the autoscaler prices a group before it has nodes: named for its
+    // group, or with its template's name.
+    for (const GroupState& candidate : state_->groups) {
+      if (candidate.config.spec.id == node.name ||
+          (!node.name.empty() && candidate.config.spec.node_template.name == node.name)) {
+        g = &candidate;
+      }
+    }
+  }
+  if (g == nullptr) {
     return absl::NotFoundError(absl::StrCat("node ", node.name, " is not in any node group"));
   }
-  absl::MutexLock lock(&state_->mu);
-  const double per_hour = state_->Find((*group)->Id())->config.spec.price_per_hour;
-  return per_hour * absl::ToDoubleHours(end - start);
+  return g->config.spec.price_per_hour * absl::ToDoubleHours(end - start);
 }
 
 absl::StatusOr<double> SimulatedCloud::PodPrice(const PodSpec&, absl::Time, absl::Time) {
@@ -344,6 +356,11 @@ absl::Status SimulatedCloud::Cleanup() { return BeginCall(); }
 void SimulatedCloud::SetStockout(const std::string& group, bool out_of_capacity) {
   absl::MutexLock lock(&state_->mu);
   if (GroupState* g = state_->Find(group)) g->stockout = out_of_capacity;
+}
+
+void SimulatedCloud::FailIncreases(const std::string& group, absl::Status error) {
+  absl::MutexLock lock(&state_->mu);
+  if (GroupState* g = state_->Find(group)) g->increase_error = std::move(error);
 }
 
 void SimulatedCloud::FailNextCalls(absl::Status error, int count) {

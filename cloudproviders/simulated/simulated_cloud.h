@@ -62,6 +62,8 @@ class SimulatedCloud : public CloudProvider {
   void FailNextCalls(absl::Status error, int count);
   // Every call takes this long on the clock before it answers.
   void SetLatency(absl::Duration latency);
+  // The group's increases answer `error` (a quota, a refused API call) until cleared with OK.
+  void FailIncreases(const std::string& group, absl::Status error);
 
   // Spot instances under notice now.
   std::vector<SpotNotice> SpotNotices();
