@@ -69,6 +69,56 @@ void FlagSet::AddDuration(const std::string& name, absl::Duration* target, std::
        }});
 }
 
+void FlagSet::AddStringList(const std::string& name, std::vector<std::string>* target,
+                            std::string help) {
+  Add({name, "string (repeatable)", "", std::move(help), [target](absl::string_view v) {
+         target->emplace_back(v);
+         return absl::OkStatus();
+       }});
+}
+
+void FlagSet::AddRefused(const std::string& name, std::string type, std::string why) {
+  Flag f{name, std::move(type), "", why, nullptr, Kind::kRefused};
+  f.set = [this, name, why](absl::string_view) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(command_, ": flag --", name, " is not supported: ", why));
+  };
+  Add(std::move(f));
+}
+
+void FlagSet::AddBoolFixed(const std::string& name, bool supported, std::string why) {
+  Flag f{name, "bool", supported ? "true" : "false", "", nullptr, Kind::kNormal};
+  f.help = absl::StrCat("only ", supported ? "true" : "false", " is supported: ", why);
+  f.set = [this, name, supported, why](absl::string_view v) {
+    bool value = false;
+    if (v == "true" || v == "1" || v == "t" || v == "True" || v == "TRUE") {
+      value = true;
+    } else if (!(v == "false" || v == "0" || v == "f" || v == "False" || v == "FALSE")) {
+      return BadValue(command_, name, v, "true or false");
+    }
+    if (value != supported) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(command_, ": --", name, "=", v, " is not supported: ", why));
+    }
+    return absl::OkStatus();
+  };
+  Add(std::move(f));
+}
+
+void FlagSet::AddNoEffect(const std::string& name, std::string type, std::string why) {
+  Flag f{name,    std::move(type), "", absl::StrCat("accepted, no effect: ", why),
+         nullptr, Kind::kNoEffect};
+  f.set = [this, name, why](absl::string_view v) {
+    noted_.push_back(absl::StrCat("--", name, "=", v, " has no effect: ", why));
+    return absl::OkStatus();
+  };
+  Add(std::move(f));
+}
+
+bool FlagSet::Given(absl::string_view name) const {
+  return std::find(given_.begin(), given_.end(), name) != given_.end();
+}
+
 const FlagSet::Flag* FlagSet::Find(absl::string_view name) const {
   for (const Flag& f : flags_) {
     if (f.name == name) return &f;
@@ -115,6 +165,7 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
       }
     }
     if (absl::Status s = flag->set(*value); !s.ok()) return s;
+    given_.emplace_back(name);
   }
   return positional;
 }
@@ -124,12 +175,17 @@ std::string FlagSet::Usage() const {
   for (const Flag& f : flags_) sorted.push_back(&f);
   std::sort(sorted.begin(), sorted.end(),
             [](const Flag* a, const Flag* b) { return a->name < b->name; });
-  std::string out;
+  std::string out, refused;
   for (const Flag* f : sorted) {
+    if (f->kind == Kind::kRefused) {
+      absl::StrAppendFormat(&refused, "  --%s\n      %s\n", f->name, f->help);
+      continue;
+    }
     absl::StrAppendFormat(&out, "  --%s %s\n      %s", f->name, f->type, f->help);
     if (!f->default_value.empty()) absl::StrAppend(&out, " (default ", f->default_value, ")");
     out += "\n";
   }
+  if (!refused.empty()) absl::StrAppend(&out, "\nRefused (not supported, and why):\n", refused);
   return out;
 }
 

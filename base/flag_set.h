@@ -26,6 +26,19 @@ class FlagSet {
   void AddInt(const std::string& name, int64_t* target, std::string help);
   void AddDouble(const std::string& name, double* target, std::string help);
   void AddDuration(const std::string& name, absl::Duration* target, std::string help);
+  // A flag that may be given several times; each value is appended.
+  void AddStringList(const std::string& name, std::vector<std::string>* target, std::string help);
+  // A flag another program has (cluster-autoscaler) that this one refuses, saying why.
+  void AddRefused(const std::string& name, std::string type, std::string why);
+  // A boolean whose other value this program does not support: `supported` is accepted (it
+  // changes nothing), the other refused with `why`.
+  void AddBoolFixed(const std::string& name, bool supported, std::string why);
+  // A flag accepted for compatibility that changes nothing here; noted() says so for each
+  // one given, so a program can log it at start rather than ignore it silently.
+  void AddNoEffect(const std::string& name, std::string type, std::string why);
+  const std::vector<std::string>& noted() const { return noted_; }
+  // Whether a flag was given on the command line (not left at its default).
+  bool Given(absl::string_view name) const;
 
   // Sets the flags found in `args` and returns the remaining positional arguments. An
   // unknown flag or a bad value is an error that names the flag. `-h`/`--help` set help().
@@ -33,16 +46,18 @@ class FlagSet {
   bool help() const { return help_; }
   const std::string& command() const { return command_; }
 
-  // One line a flag: name, value type, default, help.
+  // One line a flag: name, value type, default, help; then the refused flags, with why.
   std::string Usage() const;
 
  private:
+  enum class Kind { kNormal, kRefused, kNoEffect };
   struct Flag {
     std::string name;
     std::string type;  // shown in usage: string, bool, int, float, duration
     std::string default_value;
     std::string help;
     std::function<absl::Status(absl::string_view)> set;
+    Kind kind = Kind::kNormal;
   };
   const Flag* Find(absl::string_view name) const;
   void Add(Flag flag);
@@ -50,6 +65,8 @@ class FlagSet {
   std::string command_;
   std::vector<Flag> flags_;
   bool help_ = false;
+  std::vector<std::string> noted_;
+  std::vector<std::string> given_;
 };
 
 }  // namespace gpua

@@ -1,0 +1,195 @@
+#include "autoscaler/controller/cluster_state.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "estimator/gpu/gpu_resource.h"
+
+namespace gpua {
+namespace {
+
+// True when allocatable holds at least what `expected` lists.
+bool Holds(const ResourceList& allocatable, const ResourceList& expected) {
+  for (const auto& [name, q] : expected) {
+    if (allocatable.Get(name) < q) return false;
+  }
+  return !expected.empty();
+}
+
+}  // namespace
+
+void NodeCounts::Add(const NodeCounts& o) {
+  registered += o.registered;
+  ready += o.ready;
+  not_started += o.not_started;
+  being_deleted += o.being_deleted;
+  unready += o.unready;
+  resource_unready += o.resource_unready;
+  unregistered += o.unregistered;
+  long_unregistered += o.long_unregistered;
+}
+
+const GroupState* ClusterState::FindGroup(absl::string_view id) const {
+  for (const GroupState& g : groups) {
+    if (g.id() == id) return &g;
+  }
+  return nullptr;
+}
+
+bool HasTaint(const Node& node, absl::string_view key) {
+  return std::any_of(node.taints.begin(), node.taints.end(),
+                     [&](const Taint& t) { return t.key == key; });
+}
+
+bool GpusAdvertised(const NodeObject& node, const GpuInventory& gpus) {
+  const ResourceList& allocatable = node.node.allocatable;
+  if (gpus.sharing != GpuSharing::kMig || gpus.mig_layouts.empty()) {
+    return Holds(allocatable, gpus.Advertised());
+  }
+  if (auto it = node.node.labels.find(kMigConfigLabel); it != node.node.labels.end()) {
+    for (const NamedMigLayout& l : gpus.mig_layouts) {
+      if (l.name == it->second) return Holds(allocatable, gpus.Advertised(&l));
+    }
+  }
+  return std::any_of(
+      gpus.mig_layouts.begin(), gpus.mig_layouts.end(),
+      [&](const NamedMigLayout& l) { return Holds(allocatable, gpus.Advertised(&l)); });
+}
+
+void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group,
+                                       absl::Time now) const {
+  const NodeObject& n = *s.node;
+  const bool young = now - s.registered_at < options_.max_node_startup_time;
+  if (HasTaint(n.node, kToBeDeletedTaint)) {
+    s.condition = NodeCondition::kBeingDeleted;
+  } else if (!n.ready) {
+    s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
+  } else if (group != nullptr && group->gpus.has_value() && !GpusAdvertised(n, *group->gpus)) {
+    // Ready, but the driver and device plugin are not done: its GPUs are on their way.
+    s.gpus_pending = true;
+    s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
+  }
+}
+
+ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderSnapshot& provider,
+                                        const NodeGroupBackoff& backoff, absl::Time now) {
+  ClusterState state;
+  state.now = now;
+  state.provider = &provider;
+  state.groups.resize(provider.groups.size());
+  for (size_t g = 0; g < provider.groups.size(); ++g) {
+    state.groups[g].provider = &provider.groups[g];
+    state.groups[g].backoff = backoff.Get(provider.groups[g].id, now);
+  }
+  for (const NodePtr& n : view.nodes) {
+    NodeStatus s;
+    s.node = n;
+    s.registered_at = n->created == absl::InfinitePast() ? now - absl::Hours(24 * 365) : n->created;
+    if (auto it = provider.group_of_instance.find(n->provider_id);
+        !n->provider_id.empty() && it != provider.group_of_instance.end()) {
+      s.group = static_cast<int>(it->second);
+    } else if (auto byname = provider.group_of_node.find(n->node.name);
+               byname != provider.group_of_node.end()) {
+      s.group = static_cast<int>(byname->second);
+    }
+    ClassifyNode(s, s.group >= 0 ? &provider.groups[s.group] : nullptr, now);
+    if (auto layout = n->node.labels.find(kMigConfigLabel); layout != n->node.labels.end()) {
+      s.mig_layout = layout->second;
+    }
+    const int index = static_cast<int>(state.nodes.size());
+    state.node_index[n->node.name] = index;
+    if (s.group >= 0) state.groups[s.group].nodes.push_back(index);
+    state.nodes.push_back(std::move(s));
+  }
+  for (GroupState& g : state.groups) {
+    for (int i : g.nodes) {
+      const NodeStatus& s = state.nodes[i];
+      ++g.counts.registered;
+      switch (s.condition) {
+        case NodeCondition::kReady:
+          ++g.counts.ready;
+          break;
+        case NodeCondition::kUnready:
+          ++g.counts.unready;
+          g.counts.resource_unready += s.gpus_pending;
+          break;
+        case NodeCondition::kNotStarted:
+          ++g.counts.not_started;
+          break;
+        case NodeCondition::kBeingDeleted:
+          ++g.counts.being_deleted;
+          break;
+      }
+    }
+    CountInstances(g, state, now);
+    state.totals.Add(g.counts);
+  }
+  // Nodes of no group count towards the cluster's readiness, but a GPU node without its
+  // GPUs is only ours to judge when its group's template says what it should have.
+  for (const NodeStatus& s : state.nodes) {
+    if (s.group >= 0) continue;
+    ++state.totals.registered;
+    if (s.condition == NodeCondition::kReady) ++state.totals.ready;
+    if (s.condition == NodeCondition::kNotStarted) ++state.totals.not_started;
+    if (s.condition == NodeCondition::kUnready) ++state.totals.unready;
+    if (s.condition == NodeCondition::kBeingDeleted) ++state.totals.being_deleted;
+  }
+  // Forget instances no group lists any more, so the memory does not grow without bound.
+  absl::erase_if(unregistered_since_, [&](const auto& entry) {
+    return !provider.group_of_instance.contains(entry.first);
+  });
+  JudgeHealth(state);
+  return state;
+}
+
+void ClusterStateBuilder::CountInstances(GroupState& g, const ClusterState& state, absl::Time now) {
+  const ProviderGroup& p = *g.provider;
+  absl::flat_hash_map<std::string, bool> registered;
+  for (int i : g.nodes) registered[state.nodes[i].node->provider_id] = true;
+  int listed = 0;
+  for (const Instance& inst : p.instances) {
+    if (inst.state == InstanceState::kDeleting) continue;
+    ++listed;
+    if (registered.contains(inst.id)) {
+      unregistered_since_.erase(inst.id);
+      continue;
+    }
+    if (inst.error.has_value()) {
+      g.failed.push_back(inst);
+      continue;
+    }
+    const absl::Time since = unregistered_since_.try_emplace(inst.id, now).first->second;
+    if (now - since >= p.options.max_node_provision_time) {
+      ++g.counts.long_unregistered;
+      g.long_unregistered.push_back(inst);
+    } else {
+      ++g.counts.unregistered;
+      ++g.upcoming;
+    }
+  }
+  // A provider may report a larger target before it lists the instances; nodes whose
+  // instance it does not list still take their place in the target.
+  const int unlisted_nodes =
+      static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](int i) {
+        return !state.provider->group_of_instance.contains(state.nodes[i].node->provider_id);
+      }));
+  g.upcoming += std::max(0, p.target_size - listed - unlisted_nodes);
+}
+
+void ClusterStateBuilder::JudgeHealth(ClusterState& state) const {
+  const auto too_many = [&](const NodeCounts& c) {
+    return c.unready > options_.ok_total_unready_count &&
+           c.unready > options_.max_total_unready_percentage / 100.0 * c.registered;
+  };
+  for (GroupState& g : state.groups) g.healthy = !too_many(g.counts);
+  if (too_many(state.totals)) {
+    state.healthy = false;
+    state.unhealthy_reason =
+        absl::StrFormat("%d of %d registered nodes are unready (more than %d and more than %.0f%%)",
+                        state.totals.unready, state.totals.registered,
+                        options_.ok_total_unready_count, options_.max_total_unready_percentage);
+  }
+}
+
+}  // namespace gpua

@@ -1,0 +1,196 @@
+#include "autoscaler/controller/controller.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "autoscaler/controller/scaleup/priority_config.h"
+#include "estimator/gpu/gpu_resource.h"
+
+namespace gpua {
+namespace {
+
+// "pod didn't trigger scale-up: a100, h100: Insufficient nvidia.com/gpu (...); cpu: ...":
+// groups that give the same reason are named together.
+std::string WithoutMessage(const GroupReasons& reasons) {
+  if (reasons.empty()) return "pod didn't trigger scale-up: no node group can be scaled up";
+  std::map<std::string, std::vector<std::string>> by_reason;
+  for (const auto& [group, why] : reasons) by_reason[why].push_back(group);
+  std::vector<std::string> parts;
+  for (const auto& [why, groups] : by_reason) {
+    parts.push_back(absl::StrCat(absl::StrJoin(groups, ", "), ": ", why));
+  }
+  return absl::StrCat("pod didn't trigger scale-up: ", absl::StrJoin(parts, "; "));
+}
+
+}  // namespace
+
+Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer,
+                       Clock& clock, LogSink& log, AutoscalerMetrics* metrics,
+                       ControllerOptions options)
+    : source_(source),
+      writer_(writer),
+      clock_(clock),
+      log_(log),
+      metrics_(metrics),
+      options_(std::move(options)),
+      backoff_(options_.cluster_state.backoff),
+      provider_reader_(provider, options_, log),
+      state_builder_(options_.cluster_state),
+      stale_cleaner_(writer, backoff_, log, options_.status),
+      mig_layouts_(writer, log),
+      scale_up_planner_(options_.scale_up, options_.limits),
+      scale_up_actuator_(writer, backoff_, log, options_.status),
+      status_(writer, options_.status, log) {}
+
+template <typename Step>
+void Controller::Timed(LoopReport& report, const char* function, Step step) {
+  const absl::Time start = clock_.Now();
+  step();
+  report.durations[function] += clock_.Now() - start;
+}
+
+LoopReport Controller::RunOnce(absl::Time now) {
+  LoopReport report;
+  report.start = now;
+  const absl::Time began = clock_.Now();
+  if (!source_.Synced()) {
+    report.skipped = "the cluster's objects are not all listed yet";
+  } else {
+    const ClusterView view = source_.View();
+    Timed(report, "cloudProviderRefresh", [&] {
+      report.provider = std::make_unique<ProviderSnapshot>(provider_reader_.Read(view.nodes, now));
+    });
+    if (!report.provider->error.ok()) {
+      report.skipped =
+          absl::StrCat("the cloud provider failed: ", report.provider->error.message());
+      log_.Warning(report.skipped);
+      if (metrics_ != nullptr) metrics_->CountError("cloudProviderError");
+    }
+    Timed(report, "updateClusterState",
+          [&] { report.state = state_builder_.Build(view, *report.provider, backoff_, now); });
+    ClusterState& state = report.state;
+    if (report.skipped.empty()) {
+      report.stale = stale_cleaner_.Clean(state, now);
+      for (GroupState& g : state.groups) g.backoff = backoff_.Get(g.id(), now);
+      mig_layouts_.Assign(state);
+      for (GroupState& g : state.groups) g.upcoming_mig_layouts = mig_layouts_.Expected(g.id());
+      report.unschedulable = static_cast<int>(view.unschedulable.size());
+      const PendingPods pending = SelectPendingPods(view, options_.scale_up, now);
+      report.next_pod_eligible = pending.next_eligible;
+      report.eligible = static_cast<int>(pending.eligible.size());
+      for (const PodPtr& p : pending.eligible) {
+        report.pending_gpu_pods += !GpuPart(p->spec.requests).empty();
+      }
+      ReportInvalidPods(pending.invalid, now);
+      ReportHealth(state);
+      if (state.healthy) {
+        Timed(report, "scaleUp", [&] { RunScaleUp(view, pending.eligible, report, now); });
+      }
+      absl::flat_hash_set<std::string> pending_uids;
+      for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
+      pod_events_.Keep(pending_uids);
+    }
+    status_.Write(state, report.scale_down, now);
+  }
+  report.durations["main"] = clock_.Now() - began;
+  report.end = now + (clock_.Now() - began);
+  if (metrics_ != nullptr) metrics_->Record(report, options_);
+  return report;
+}
+
+void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& pending,
+                            LoopReport& report, absl::Time now) {
+  if (pending.empty()) return;
+  std::unique_ptr<Expander> expander = MakeExpander(view);
+  std::map<std::string, int> added;
+  std::set<std::string> excluded;
+  std::vector<PodWithoutScaleUp> without;
+  std::vector<PodPtr> remaining = pending;
+  // Each round plans the pods of groups that failed in the round before, without them.
+  for (size_t round = 0; !remaining.empty() && round <= report.state.groups.size(); ++round) {
+    ScaleUpDecision decision =
+        scale_up_planner_.Plan(view, report.state, remaining, *expander, added, excluded);
+    if (round == 0) report.fit_existing = static_cast<int>(decision.fit_existing.size());
+    without.insert(without.end(), decision.without.begin(), decision.without.end());
+    std::vector<ScaleUpOutcome> outcomes =
+        scale_up_actuator_.Execute(decision.requests, report.state, added, now);
+    remaining.clear();
+    for (ScaleUpOutcome& o : outcomes) {
+      if (o.status.ok()) {
+        added[o.request.group] += o.request.delta;
+        mig_layouts_.Expect(o.request.group, o.request.mig_layouts);
+      } else {
+        excluded.insert(o.request.group);
+        remaining.insert(remaining.end(), o.request.pods.begin(), o.request.pods.end());
+      }
+      report.scale_ups.push_back(std::move(o));
+    }
+  }
+  report.without_scale_up = static_cast<int>(without.size());
+  SayWithoutScaleUp(without, now);
+}
+
+void Controller::SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now) {
+  for (const PodWithoutScaleUp& p : pods) {
+    const std::string message = WithoutMessage(*p.reasons);
+    if (!pod_events_.ShouldSay(p.pod->spec.uid, message, now)) continue;
+    log_.Info(absl::StrCat("Pod ", p.pod->spec.Key(), ": ", message), 1);
+    (void)writer_.RecordEvent(
+        PodEvent(p.pod->spec, "Normal", event_reason::kNotTriggerScaleUp, message));
+  }
+}
+
+void Controller::ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now) {
+  for (const PodPtr& p : pods) {
+    const std::string message =
+        absl::StrCat("pod didn't trigger scale-up: it cannot be read: ", p->spec.invalid.message());
+    if (!pod_events_.ShouldSay(p->spec.uid, message, now)) continue;
+    log_.Warning(std::string(p->spec.invalid.message()));
+    (void)writer_.RecordEvent(
+        PodEvent(p->spec, "Warning", event_reason::kNotTriggerScaleUp, message));
+  }
+}
+
+void Controller::ReportHealth(const ClusterState& state) {
+  if (state.healthy == was_healthy_) return;
+  was_healthy_ = state.healthy;
+  if (state.healthy) {
+    log_.Info("The cluster is healthy again; scaling resumes");
+    return;
+  }
+  log_.Warning(absl::StrCat("The cluster is unhealthy, no scaling until it recovers: ",
+                            state.unhealthy_reason));
+  (void)writer_.RecordEvent(
+      StatusEvent(options_.status.namespace_name, options_.status.configmap_name, "Warning",
+                  event_reason::kClusterUnhealthy,
+                  absl::StrCat("Cluster is unhealthy: ", state.unhealthy_reason)));
+}
+
+std::unique_ptr<Expander> Controller::MakeExpander(const ClusterView& view) {
+  ExpanderConfig config;
+  config.random_seed = options_.scale_up.random_seed;
+  if (ConfigMapPtr cm =
+          view.FindConfigMap(options_.status.namespace_name, kPriorityExpanderConfigMap)) {
+    auto text = cm->data.find("priorities");
+    const std::string yaml = text == cm->data.end() ? "" : std::string(text->second);
+    absl::StatusOr<PriorityConfig> priorities = ParsePriorityConfig(
+        yaml, absl::StrCat("ConfigMap ", cm->namespace_name, "/", cm->name, " key priorities"));
+    if (priorities.ok()) {
+      config.priorities = *std::move(priorities);
+    } else if (yaml != priority_config_seen_) {
+      log_.Error(std::string(priorities.status().message()));
+    }
+    priority_config_seen_ = yaml;
+  }
+  absl::StatusOr<std::unique_ptr<Expander>> chain =
+      MakeExpanderChain(options_.scale_up.expander, config);
+  if (chain.ok()) return *std::move(chain);
+  // A priority regex that does not compile: plan with the rest of the chain's judgement.
+  log_.Error(absl::StrCat("--expander ", options_.scale_up.expander, ": ", chain.status().message(),
+                          "; using least-waste this loop"));
+  return *MakeExpanderChain("least-waste", {});
+}
+
+}  // namespace gpua

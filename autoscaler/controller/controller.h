@@ -1,0 +1,80 @@
+// The controller: one loop of level-triggered reconciliation. RunOnce(now) takes one view of
+// the cluster, reads the provider once, judges the cluster's state, fixes what is stale
+// (instances that failed or never registered), plans and asks for nodes for the pods that
+// need them, and says what it did (status ConfigMap, events, metrics, log). It acts only
+// through NodeGroup and KubeWriter and keeps no intent in memory that a restart would lose:
+// the binary runs it against a real cluster, `simulate` against a simulated one.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_CONTROLLER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_CONTROLLER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/time/time.h"
+#include "autoscaler/controller/cluster_source.h"
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/loop_report.h"
+#include "autoscaler/controller/metrics/autoscaler_metrics.h"
+#include "autoscaler/controller/mig_layouts.h"
+#include "autoscaler/controller/node_group_backoff.h"
+#include "autoscaler/controller/pending_pods.h"
+#include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/scaleup/scale_up_actuator.h"
+#include "autoscaler/controller/scaleup/scale_up_planner.h"
+#include "autoscaler/controller/stale_instances.h"
+#include "autoscaler/controller/status/status_report.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cloudproviders/cloud_provider.h"
+
+namespace gpua {
+
+class Controller {
+ public:
+  // `metrics` may be null (tests that do not read them).
+  Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer, Clock& clock,
+             LogSink& log, AutoscalerMetrics* metrics, ControllerOptions options);
+
+  LoopReport RunOnce(absl::Time now);
+
+  const ControllerOptions& options() const { return options_; }
+
+ private:
+  void RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& pending, LoopReport& report,
+                  absl::Time now);
+  void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
+  void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
+  void ReportHealth(const ClusterState& state);
+  std::unique_ptr<Expander> MakeExpander(const ClusterView& view);
+  // Runs `step` and notes how long it took under cluster-autoscaler's function name.
+  template <typename Step>
+  void Timed(LoopReport& report, const char* function, Step step);
+
+  ClusterSource& source_;
+  KubeWriter& writer_;
+  Clock& clock_;
+  LogSink& log_;
+  AutoscalerMetrics* metrics_;
+  const ControllerOptions options_;
+
+  NodeGroupBackoff backoff_;
+  ProviderReader provider_reader_;
+  ClusterStateBuilder state_builder_;
+  StaleInstanceCleaner stale_cleaner_;
+  MigLayoutAssigner mig_layouts_;
+  ScaleUpPlanner scale_up_planner_;
+  ScaleUpActuator scale_up_actuator_;
+  StatusReporter status_;
+  PodEventMemory pod_events_;
+  bool was_healthy_ = true;
+  std::string priority_config_seen_;  // the priorities text last read, to report errors once
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_CONTROLLER_H_

@@ -1,0 +1,159 @@
+#include "autoscaler/controller/provider_snapshot.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace gpua {
+namespace {
+
+// cluster-autoscaler's default when a provider names no GPU label.
+constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
+
+const NodeGroupLimits* LimitsFor(const std::vector<NodeGroupLimits>& limits,
+                                 const std::string& id) {
+  for (const NodeGroupLimits& l : limits) {
+    if (l.id == id) return &l;
+  }
+  return nullptr;
+}
+
+absl::Status InGroup(const std::string& id, absl::string_view what, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat("node group ", id, ": ", what, ": ", s.message()));
+}
+
+}  // namespace
+
+const ProviderGroup* ProviderSnapshot::Find(absl::string_view id) const {
+  for (const ProviderGroup& g : groups) {
+    if (g.id == id) return &g;
+  }
+  return nullptr;
+}
+
+ProviderReader::ProviderReader(CloudProvider& provider, const ControllerOptions& options,
+                               LogSink& log)
+    : provider_(provider), options_(options), log_(log) {}
+
+void ProviderReader::SayOnce(const std::string& line) {
+  if (said_.insert(line).second) log_.Warning(line);
+}
+
+ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::Time now) {
+  ProviderSnapshot out;
+  if (absl::Status s = provider_.Refresh(); !s.ok() && !IsNotImplemented(s)) {
+    out.error = s;
+    return out;
+  }
+  absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> groups = provider_.NodeGroups();
+  if (!groups.ok()) {
+    out.error = groups.status();
+    return out;
+  }
+  absl::StatusOr<std::string> label = provider_.GpuLabel();
+  out.gpu_label = label.ok() && !label->empty() ? *label : kDefaultGpuLabel;
+  for (const NodeGroupLimits& l : options_.node_groups) {
+    const bool listed =
+        std::any_of(groups->begin(), groups->end(), [&](const auto& g) { return g->Id() == l.id; });
+    if (!listed)
+      SayOnce(
+          absl::StrCat("--nodes names node group ", l.id, ", which the provider does not list"));
+  }
+  for (std::shared_ptr<NodeGroup>& g : *groups) {
+    const NodeGroupLimits* limits = LimitsFor(options_.node_groups, g->Id());
+    if (!options_.node_groups.empty() && limits == nullptr) continue;  // --nodes leaves it out
+    out.groups.push_back(ReadGroup(std::move(g), limits, out.gpu_label));
+    out.groups.back().price_per_hour = PriceOf(out.groups.back(), now);
+    for (const Instance& i : out.groups.back().instances) {
+      out.group_of_instance[i.id] = out.groups.size() - 1;
+    }
+  }
+  ResolveUnlisted(nodes, out);
+  return out;
+}
+
+double ProviderReader::PriceOf(const ProviderGroup& g, absl::Time now) {
+  if (pricing_unimplemented_ || !g.node_template.has_value()) return 0;
+  const NodeTemplate& t = *g.node_template;
+  // A template node has no provider ID; it is named for its group.
+  absl::StatusOr<double> price = provider_.NodePrice(
+      {"", t.name.empty() ? g.id : t.name, t.labels, t.annotations}, now, now + absl::Hours(1));
+  if (IsNotImplemented(price.status())) pricing_unimplemented_ = true;
+  return price.ok() ? *price : 0;
+}
+
+void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, ProviderSnapshot& out) {
+  absl::flat_hash_map<std::string, std::string> kept;
+  for (const NodePtr& n : nodes) {
+    const std::string& id = n->provider_id;
+    if (id.empty() || out.group_of_instance.contains(id)) continue;
+    auto cached = group_for_node_.find(id);
+    std::string group;
+    if (cached != group_for_node_.end()) {
+      group = cached->second;
+    } else {
+      absl::StatusOr<std::shared_ptr<NodeGroup>> answer =
+          provider_.NodeGroupForNode({id, n->node.name, n->node.labels, n->annotations});
+      if (!answer.ok()) continue;  // asked again next loop
+      group = *answer == nullptr ? "" : (*answer)->Id();
+    }
+    kept[id] = group;
+    for (size_t i = 0; i < out.groups.size(); ++i) {
+      if (!group.empty() && out.groups[i].id == group) out.group_of_node[n->node.name] = i;
+    }
+  }
+  group_for_node_ = std::move(kept);
+}
+
+ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
+                                        const NodeGroupLimits* limits,
+                                        const std::string& gpu_label) {
+  ProviderGroup g;
+  g.id = group->Id();
+  g.group = std::move(group);
+  g.min_size = g.group->MinSize();
+  g.max_size = g.group->MaxSize();
+  if (limits != nullptr) {  // the flag narrows; the provider would refuse past its own max
+    g.min_size = std::max(g.min_size, limits->min_size);
+    g.max_size = std::min(g.max_size, limits->max_size);
+  }
+  const auto fail = [&](absl::string_view what, const absl::Status& s) {
+    if (g.call_error.ok()) g.call_error = InGroup(g.id, what, s);
+  };
+  absl::StatusOr<int> target = g.group->TargetSize();
+  if (target.ok()) {
+    g.target_size = *target;
+  } else {
+    fail("TargetSize", target.status());
+  }
+  absl::StatusOr<std::vector<Instance>> instances = g.group->Nodes();
+  if (instances.ok()) {
+    g.instances = *std::move(instances);
+  } else {
+    fail("Nodes", instances.status());
+  }
+  absl::StatusOr<NodeTemplate> tmpl = g.group->TemplateNode();
+  if (tmpl.ok()) {
+    absl::StatusOr<std::optional<GpuInventory>> gpus =
+        ReadGpuInventory(tmpl->labels, tmpl->annotations, tmpl->allocatable,
+                         absl::StrCat("node group ", g.id, ": template"));
+    if (gpus.ok()) {
+      g.gpus = *std::move(gpus);
+    } else {
+      g.template_error = gpus.status();
+    }
+    if (auto it = tmpl->labels.find(gpu_label); it != tmpl->labels.end()) g.gpu_type = it->second;
+    g.node_template = *std::move(tmpl);
+  } else {
+    fail("TemplateNodeInfo", tmpl.status());
+  }
+  absl::StatusOr<AutoscalingOptions> options = g.group->GetOptions(options_.group_defaults);
+  g.options = options.ok() ? *options : options_.group_defaults;
+  if (!options.ok() && !IsNotImplemented(options.status())) {
+    SayOnce(absl::StrCat("node group ", g.id, ": GetOptions failed, the flags' defaults apply: ",
+                         options.status().message()));
+  }
+  return g;
+}
+
+}  // namespace gpua

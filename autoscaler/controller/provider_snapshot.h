@@ -1,0 +1,87 @@
+// What the cloud provider says at the start of a loop, read once: its groups with their
+// sizes, instances, template and options. A group whose calls fail is kept with the error,
+// so the loop backs that group off and goes on with the others; a provider that cannot
+// list its groups at all stops the loop's actions, never the loop.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_PROVIDER_SNAPSHOT_H_
+#define GPUA_AUTOSCALER_CONTROLLER_PROVIDER_SNAPSHOT_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/controller_options.h"
+#include "base/log.h"
+#include "cloudproviders/cloud_provider.h"
+#include "estimator/gpu/gpu_inventory.h"
+#include "estimator/node.h"
+
+namespace gpua {
+
+struct ProviderGroup {
+  std::shared_ptr<NodeGroup> group;
+  std::string id;
+  int min_size = 0;  // the provider's, narrowed by --nodes
+  int max_size = 0;
+  int target_size = 0;
+  std::vector<Instance> instances;
+  std::optional<NodeTemplate> node_template;  // unset when it could not be read
+  std::optional<GpuInventory> gpus;           // the template's GPUs, if it has any
+  std::string gpu_type;                       // the template's value of the GPU label
+  AutoscalingOptions options;                 // the group's, the flags' where it sets none
+  double price_per_hour = 0;                  // of one node; 0 when the provider has no pricing
+  // The first call that failed (target, instances, template): the group is not planned
+  // for this loop, and backed off.
+  absl::Status call_error;
+  // A template the planner cannot read (GPU labels that contradict allocatable, say): the
+  // group is not planned for until it is fixed; no back-off would help.
+  absl::Status template_error;
+  bool usable() const { return call_error.ok() && template_error.ok() && node_template; }
+};
+
+struct ProviderSnapshot {
+  absl::Status error;  // Refresh or NodeGroups failed: nothing to act on this loop
+  std::vector<ProviderGroup> groups;
+  std::string gpu_label;  // the node label that names a node's GPU type
+  // Instance ID (a Node's providerID) -> index in `groups`.
+  absl::flat_hash_map<std::string, size_t> group_of_instance;
+  // Node name -> index in `groups`, for nodes whose instance no group lists but whose group
+  // NodeGroupForNode names (an instance the provider no longer lists, say).
+  absl::flat_hash_map<std::string, size_t> group_of_node;
+
+  const ProviderGroup* Find(absl::string_view id) const;
+};
+
+// Reads the provider once a loop, and says once (not every loop) what it could not use.
+class ProviderReader {
+ public:
+  ProviderReader(CloudProvider& provider, const ControllerOptions& options, LogSink& log);
+
+  // Reads the groups, and asks NodeGroupForNode about the nodes no group's instances list.
+  ProviderSnapshot Read(const std::vector<NodePtr>& nodes, absl::Time now);
+
+ private:
+  ProviderGroup ReadGroup(std::shared_ptr<NodeGroup> group, const NodeGroupLimits* limits,
+                          const std::string& gpu_label);
+  // What one node of the group costs an hour, from the provider's pricing of its template.
+  double PriceOf(const ProviderGroup& g, absl::Time now);
+  void SayOnce(const std::string& line);
+  void ResolveUnlisted(const std::vector<NodePtr>& nodes, ProviderSnapshot& out);
+
+  CloudProvider& provider_;
+  const ControllerOptions& options_;
+  LogSink& log_;
+  absl::flat_hash_set<std::string> said_;
+  // Provider ID -> group id ("" for not autoscaled): a node's group never changes, so the
+  // answers are kept across loops, for the nodes that still exist.
+  absl::flat_hash_map<std::string, std::string> group_for_node_;
+  bool pricing_unimplemented_ = false;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_PROVIDER_SNAPSHOT_H_

@@ -1,0 +1,207 @@
+#include "autoscaler/controller/scaleup/planning_cluster.h"
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "estimator/daemonsets.h"
+#include "estimator/gpu/gpu_resource.h"
+
+namespace gpua {
+namespace {
+
+std::vector<Taint> WithoutStartupTaints(const std::vector<Taint>& taints,
+                                        const std::vector<std::string>& ignored) {
+  std::vector<Taint> out;
+  for (const Taint& t : taints) {
+    if (!IsStartupTaint(t, ignored)) out.push_back(t);
+  }
+  return out;
+}
+
+Labels Overlay(const Labels& base, const Labels& over) {
+  Labels out = base;
+  for (const auto& [k, v] : over) out[k] = v;
+  return out;
+}
+
+// Pods that take room on a node: bound and not finished.
+std::vector<PodSpec> PodsOn(const ClusterView& view, const std::string& node) {
+  std::vector<PodSpec> out;
+  for (const PodPtr& p : view.PodsOn(node)) {
+    if (p->phase != "Succeeded" && p->phase != "Failed") out.push_back(p->spec);
+  }
+  return out;
+}
+
+Node FromNode(const NodeObject& n, std::vector<PodSpec> pods, const std::string& group,
+              const std::vector<std::string>& ignored) {
+  Node out = n.node;
+  out.annotations = n.annotations;
+  out.taints = WithoutStartupTaints(n.node.taints, ignored);
+  out.group_id = group;
+  out.pods = std::move(pods);
+  return out;
+}
+
+const NamedMigLayout* FindLayout(const GpuInventory& gpus, absl::string_view name) {
+  for (const NamedMigLayout& l : gpus.mig_layouts) {
+    if (l.name == name) return &l;
+  }
+  return gpus.mig_layouts.empty() ? nullptr : &gpus.mig_layouts[0];
+}
+
+// `allocatable` with the GPUs of the group's vendor replaced by what the template's
+// inventory advertises (with `layout` for a MIG pool): a template at zero often lists no GPU
+// resources at all, its annotations saying what the device plugin will advertise.
+ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventory& gpus,
+                              absl::string_view layout) {
+  ResourceList out;
+  for (const auto& [name, q] : allocatable) {
+    const std::optional<GpuResource> r = ClassifyGpuResource(name);
+    if (!r.has_value() || r->vendor != gpus.vendor) out.Set(name, q);
+  }
+  return out + gpus.Advertised(FindLayout(gpus, layout));
+}
+
+// A node still starting, as it will be once its GPUs are advertised: the template's GPUs in
+// place of whatever its allocatable shows now, the template's labels under its own.
+Node StartingNode(const NodeStatus& s, const ProviderGroup& g, std::vector<PodSpec> pods,
+                  const std::vector<std::string>& ignored) {
+  const NodeObject& n = *s.node;
+  Node out = FromNode(n, std::move(pods), g.id, ignored);
+  const NodeTemplate& t = *g.node_template;
+  out.labels = Overlay(t.labels, n.node.labels);
+  out.annotations = Overlay(t.annotations, n.annotations);
+  const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
+  if (g.gpus.has_value()) {
+    out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);
+    if (!s.mig_layout.empty()) out.labels[kMigConfigLabel] = s.mig_layout;
+  } else {
+    out.allocatable = base;
+  }
+  return out;
+}
+
+Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
+                  absl::string_view mig_layout) {
+  const std::string& group = g.id;
+  Node out;
+  out.name = absl::StrCat("upcoming-", group, "-", index);
+  out.labels = t.labels;
+  out.annotations = t.annotations;
+  out.taints = t.taints;
+  out.allocatable =
+      g.gpus.has_value() ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
+  out.upcoming = true;
+  out.group_id = group;
+  out.pods = t.daemonset_pods;
+  return out;
+}
+
+std::string LeftOutReason(const GroupState& g) {
+  const ProviderGroup& p = *g.provider;
+  if (!p.call_error.ok()) return std::string(p.call_error.message());
+  if (!p.template_error.ok()) return std::string(p.template_error.message());
+  if (!p.node_template.has_value()) return absl::StrCat("node group ", p.id, " has no template");
+  if (g.backoff.has_value()) {
+    return absl::StrCat("node group ", p.id, " is backed off until ",
+                        absl::FormatTime("%H:%M:%S", g.backoff->until, absl::UTCTimeZone()),
+                        " after ", g.backoff->error_code, ": ", g.backoff->error_message);
+  }
+  if (!g.healthy) {
+    return absl::StrCat("node group ", p.id, " is unhealthy (", g.counts.unready, " of ",
+                        g.counts.registered, " nodes unready)");
+  }
+  return "";
+}
+
+}  // namespace
+
+bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
+  static constexpr absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
+                                                "node.kubernetes.io/unreachable",
+                                                "node.kubernetes.io/network-unavailable",
+                                                "node.cloudprovider.kubernetes.io/uninitialized",
+                                                kToBeDeletedTaint,
+                                                kDeletionCandidateTaint};
+  static constexpr absl::string_view kPrefixes[] = {
+      "ignore-taint.cluster-autoscaler.kubernetes.io/",
+      "startup-taint.cluster-autoscaler.kubernetes.io/",
+      "status-taint.cluster-autoscaler.kubernetes.io/"};
+  for (absl::string_view k : kKeys) {
+    if (t.key == k) return true;
+  }
+  for (absl::string_view p : kPrefixes) {
+    if (absl::StartsWith(t.key, p)) return true;
+  }
+  return std::find(ignored.begin(), ignored.end(), t.key) != ignored.end();
+}
+
+NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
+                              const std::vector<const PodSpec*>& daemonset_pods,
+                              const std::vector<std::string>& ignored_taints) {
+  NodeTemplate t = tmpl;
+  t.taints = WithoutStartupTaints(tmpl.taints, ignored_taints);
+  t.daemonset_pods = DaemonSetPodsFor(t, daemonset_pods);
+  return t;
+}
+
+PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
+                                     const std::map<std::string, int>& added,
+                                     const std::set<std::string>& excluded,
+                                     const std::vector<std::string>& ignored_taints) {
+  PlanningCluster out;
+  std::vector<const PodSpec*> daemonset_pods;
+  for (const DaemonSetPtr& ds : view.daemonsets) daemonset_pods.push_back(&ds->pod);
+  std::vector<std::optional<NodeTemplate>> templates(state.groups.size());
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const ProviderGroup& p = *state.groups[g].provider;
+    if (p.node_template.has_value()) {
+      templates[g] = PlanningTemplate(*p.node_template, daemonset_pods, ignored_taints);
+    }
+  }
+  for (const NodeStatus& s : state.nodes) {
+    const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
+    const std::string group_id = group != nullptr ? group->id : "";
+    if (s.condition == NodeCondition::kReady) {
+      out.nodes.push_back(
+          FromNode(*s.node, PodsOn(view, s.node->node.name), group_id, ignored_taints));
+    } else if (s.condition == NodeCondition::kNotStarted && group != nullptr &&
+               group->node_template.has_value()) {
+      out.nodes.push_back(StartingNode(s, *group, PodsOn(view, s.node->node.name), ignored_taints));
+    }
+  }
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const GroupState& gs = state.groups[g];
+    const ProviderGroup& p = *gs.provider;
+    auto more = added.find(p.id);
+    const int asked = more == added.end() ? 0 : more->second;
+    if (templates[g].has_value()) {
+      for (int i = 0; i < gs.upcoming + asked; ++i) {
+        const std::vector<std::string>& layouts = gs.upcoming_mig_layouts;
+        out.nodes.push_back(UpcomingNode(*templates[g], p, i,
+                                         i < static_cast<int>(layouts.size()) ? layouts[i] : ""));
+      }
+    }
+    std::string why = LeftOutReason(gs);
+    if (why.empty() && excluded.contains(p.id)) {
+      why = absl::StrCat("node group ", p.id, " failed to scale up in this loop");
+    }
+    if (!why.empty()) {
+      out.left_out[p.id] = std::move(why);
+      continue;
+    }
+    NodeGroupSpec spec;
+    spec.id = p.id;
+    spec.min_size = p.min_size;
+    spec.max_size = p.max_size;
+    spec.target_size = p.target_size + asked;
+    spec.price_per_hour = p.price_per_hour;
+    spec.node_template = *templates[g];
+    out.groups.push_back(std::move(spec));
+  }
+  return out;
+}
+
+}  // namespace gpua

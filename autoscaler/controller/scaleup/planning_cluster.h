@@ -1,0 +1,46 @@
+// The cluster as the estimator should see it for a scale-up: the nodes that can take pods
+// (ready ones as they are; nodes still starting with their template's GPUs and without
+// their start-up taints, so pods waiting for them are not planned for twice; the nodes each
+// group has been asked for and not registered yet, as copies of its template), and the
+// groups that may grow now. A group left out has its reason, for the pods it cannot help.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "estimator/node.h"
+
+namespace gpua {
+
+struct PlanningCluster {
+  std::vector<Node> nodes;
+  std::vector<NodeGroupSpec> groups;
+  std::map<std::string, std::string> left_out;  // group id -> why it may not grow now
+};
+
+// `added`: nodes asked for earlier in this loop, by group, which the provider's sizes do not
+// show yet. `excluded`: groups that failed earlier in this loop.
+// `ignored_taints`: keys to drop besides the start-up taints (--startup-taint and kin).
+PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
+                                     const std::map<std::string, int>& added,
+                                     const std::set<std::string>& excluded,
+                                     const std::vector<std::string>& ignored_taints);
+
+// The taints a node carries only while it starts (not-ready, uninitialized, and the
+// start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
+// remove it: none of them says anything about where pods will run once it is up.
+bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored = {});
+
+// A group's template as new nodes will be: start-up taints dropped, DaemonSet pods on it.
+NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
+                              const std::vector<const PodSpec*>& daemonset_pods,
+                              const std::vector<std::string>& ignored_taints);
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_

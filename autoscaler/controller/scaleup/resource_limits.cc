@@ -1,0 +1,85 @@
+#include "autoscaler/controller/scaleup/resource_limits.h"
+
+#include "absl/strings/str_cat.h"
+#include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_resource.h"
+
+namespace gpua {
+namespace {
+
+int64_t CeilCores(const Quantity& cpu) { return (cpu.MilliValue() + 999) / 1000; }
+
+NodeUsage TemplateUsage(const ProviderGroup& g, const std::string& gpu_label) {
+  if (!g.node_template.has_value()) return {};
+  return UsageOf(g.node_template->labels, g.node_template->annotations,
+                 g.node_template->allocatable, gpu_label);
+}
+
+}  // namespace
+
+NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
+                  const std::string& gpu_label) {
+  NodeUsage u;
+  u.cores = CeilCores(capacity.Get(kResourceCpu));
+  u.memory_bytes = capacity.Get(kResourceMemory).Value();
+  if (auto it = labels.find(gpu_label); it != labels.end()) u.gpu_type = it->second;
+  absl::StatusOr<std::optional<GpuInventory>> gpus =
+      ReadGpuInventory(labels, annotations, capacity, "node");
+  if (gpus.ok() && gpus->has_value()) {
+    u.gpus = (*gpus)->physical_count;
+  } else {  // GPUs we cannot read the sharing of count as the device plugin's units
+    for (const auto& [name, q] : GpuPart(capacity)) u.gpus += q.Value();
+  }
+  return u;
+}
+
+std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
+                                         const std::map<std::string, int>& added) {
+  const std::string& gpu_label = state.provider->gpu_label;
+  int64_t nodes = 0, cores = 0, memory = 0;
+  std::map<std::string, int64_t> gpus;
+  const auto count = [&](const NodeUsage& u, int64_t times) {
+    nodes += times;
+    cores += u.cores * times;
+    memory += u.memory_bytes * times;
+    if (!u.gpu_type.empty()) gpus[u.gpu_type] += u.gpus * times;
+  };
+  for (const NodeStatus& s : state.nodes) {
+    if (s.condition == NodeCondition::kBeingDeleted) continue;
+    const NodeObject& n = *s.node;
+    count(UsageOf(n.node.labels, n.annotations,
+                  n.capacity.empty() ? n.node.allocatable : n.capacity, gpu_label),
+          1);
+  }
+  std::vector<NodeUsage> per_group;
+  for (const GroupState& g : state.groups) {
+    per_group.push_back(TemplateUsage(*g.provider, gpu_label));
+    auto more = added.find(g.id());
+    count(per_group.back(), g.upcoming + (more == added.end() ? 0 : more->second));
+  }
+  std::vector<ResourceBudget> budgets;
+  const auto budget = [&](std::string name, int64_t left, auto per_node) {
+    ResourceBudget b;
+    b.name = std::move(name);
+    b.left = left;
+    for (size_t g = 0; g < state.groups.size(); ++g) {
+      b.per_node[state.groups[g].id()] = per_node(per_group[g]);
+    }
+    budgets.push_back(std::move(b));
+  };
+  if (limits.max_nodes_total > 0) {
+    budget(absl::StrCat("--max-nodes-total=", limits.max_nodes_total),
+           limits.max_nodes_total - nodes, [](const NodeUsage&) { return int64_t{1}; });
+  }
+  budget(absl::StrCat("--cores-total (max ", limits.cores.max, ")"), limits.cores.max - cores,
+         [](const NodeUsage& u) { return u.cores; });
+  budget(absl::StrCat("--memory-total (max ", limits.memory_bytes.max >> 30, " GiB)"),
+         limits.memory_bytes.max - memory, [](const NodeUsage& u) { return u.memory_bytes; });
+  for (const auto& [type, range] : limits.gpus_by_type) {
+    budget(absl::StrCat("--gpu-total for ", type, " (max ", range.max, ")"), range.max - gpus[type],
+           [type = type](const NodeUsage& u) { return u.gpu_type == type ? u.gpus : 0; });
+  }
+  return budgets;
+}
+
+}  // namespace gpua

@@ -1,0 +1,34 @@
+// The cluster-wide maximums a scale-up may not pass (--max-nodes-total, --cores-total,
+// --memory-total, --gpu-total) as the estimator's budgets: what is left of each, counting
+// registered nodes, nodes on their way and nodes asked for earlier in the loop, and what one
+// new node of each group takes of it.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_
+#define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/controller_options.h"
+#include "estimator/estimate.h"
+
+namespace gpua {
+
+// What one node counts for against the limits.
+struct NodeUsage {
+  int64_t cores = 0;
+  int64_t memory_bytes = 0;
+  int64_t gpus = 0;
+  std::string gpu_type;  // the node's value of the provider's GPU label
+};
+
+NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
+                  const std::string& gpu_label);
+
+std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
+                                         const std::map<std::string, int>& added);
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_

@@ -1,0 +1,54 @@
+#include "autoscaler/controller/scaleup/scale_up_planner.h"
+
+#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "autoscaler/controller/scaleup/resource_limits.h"
+
+namespace gpua {
+
+ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState& state,
+                                     const std::vector<PodPtr>& pending, Expander& expander,
+                                     const std::map<std::string, int>& added,
+                                     const std::set<std::string>& excluded) const {
+  ScaleUpDecision decision;
+  if (pending.empty()) return decision;
+  PlanningCluster cluster =
+      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints);
+  std::vector<PodSpec> pods;
+  pods.reserve(pending.size());
+  for (const PodPtr& p : pending) pods.push_back(p->spec);
+
+  EstimateOptions options;
+  options.max_new_nodes = options_.max_nodes_per_scaleup;
+  options.budgets = LimitBudgets(limits_, state, added);
+  ClusterSnapshot snapshot(std::move(cluster.nodes));
+  const ScaleUpPlan plan = Estimate(pods, cluster.groups, snapshot, expander, options);
+
+  for (const ExistingPlacement& e : plan.on_existing) {
+    decision.fit_existing.push_back(pending[e.pod]);
+  }
+  for (const GroupPlan& g : plan.groups) {
+    if (g.new_nodes() == 0) continue;
+    ScaleUpRequest r;
+    r.group = g.group_id;
+    r.delta = g.new_nodes();
+    for (int p : g.pods) r.pods.push_back(pending[p]);
+    for (const PlannedNode& n : g.nodes) {
+      if (!n.mig_layout.empty()) r.mig_layouts.push_back(n.mig_layout);
+    }
+    decision.requests.push_back(std::move(r));
+  }
+  // The groups that could not grow at all are reasons too: every pod hears of every group.
+  std::map<const GroupReasons*, std::shared_ptr<const GroupReasons>> completed;
+  for (const UnschedulablePod& u : plan.unschedulable) {
+    std::shared_ptr<const GroupReasons>& reasons = completed[u.reasons.get()];
+    if (reasons == nullptr) {
+      auto all = std::make_shared<GroupReasons>(*u.reasons);
+      for (const auto& [group, why] : cluster.left_out) (*all)[group] = why;
+      reasons = std::move(all);
+    }
+    decision.without.push_back({pending[u.pod], reasons});
+  }
+  return decision;
+}
+
+}  // namespace gpua

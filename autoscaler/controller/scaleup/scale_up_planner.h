@@ -1,0 +1,59 @@
+// Scale-up, the deciding half: which pending pods the nodes that exist or are coming will
+// hold (left to the scheduler), how many nodes of which group the rest need (the estimator
+// and the expander chain, within the groups' sizes and the cluster's limits), and for each
+// pod no group can help, why not, group by group. Pure: view and state in, a decision out.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/controller_options.h"
+#include "estimator/estimate.h"
+#include "estimator/expander.h"
+
+namespace gpua {
+
+struct ScaleUpRequest {
+  std::string group;
+  int delta = 0;
+  std::vector<PodPtr> pods;              // the pending pods its new nodes are for
+  std::vector<std::string> mig_layouts;  // per new node, for a reconfigurable MIG pool
+};
+
+struct PodWithoutScaleUp {
+  PodPtr pod;
+  std::shared_ptr<const GroupReasons> reasons;  // group id -> why not there
+};
+
+struct ScaleUpDecision {
+  std::vector<ScaleUpRequest> requests;  // in the order the expander chose them
+  std::vector<PodPtr> fit_existing;      // the nodes there are or that are coming hold them
+  std::vector<PodWithoutScaleUp> without;
+};
+
+class ScaleUpPlanner {
+ public:
+  ScaleUpPlanner(const ScaleUpOptions& options, const ClusterLimits& limits)
+      : options_(options), limits_(limits) {}
+
+  // `added`: nodes asked for earlier in this loop by group; `excluded`: groups that failed
+  // earlier in this loop.
+  ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
+                       const std::vector<PodPtr>& pending, Expander& expander,
+                       const std::map<std::string, int>& added,
+                       const std::set<std::string>& excluded) const;
+
+ private:
+  const ScaleUpOptions& options_;
+  const ClusterLimits& limits_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_

@@ -1,0 +1,42 @@
+// Instances that will never become nodes: those whose creation failed (out of capacity, a
+// quota) and those that did not register within the group's provision time. Each is
+// deleted through its group, which lowers the target, and the group is backed off, so the
+// next plan in the same loop goes elsewhere.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_STALE_INSTANCES_H_
+#define GPUA_AUTOSCALER_CONTROLLER_STALE_INSTANCES_H_
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/node_group_backoff.h"
+#include "base/log.h"
+
+namespace gpua {
+
+struct StaleInstanceReport {
+  int failed_deleted = 0;
+  int unregistered_deleted = 0;
+  int delete_errors = 0;
+};
+
+class StaleInstanceCleaner {
+ public:
+  StaleInstanceCleaner(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
+                       const StatusOptions& status)
+      : writer_(writer), backoff_(backoff), log_(log), status_(status) {}
+
+  // Backs off every group with such instances (before the loop plans) and deletes them.
+  StaleInstanceReport Clean(const ClusterState& state, absl::Time now);
+
+ private:
+  bool Delete(const GroupState& g, const std::vector<Instance>& instances, absl::string_view why);
+
+  KubeWriter& writer_;
+  NodeGroupBackoff& backoff_;
+  LogSink& log_;
+  const StatusOptions& status_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_STALE_INSTANCES_H_
