@@ -1,6 +1,8 @@
 #include "autoscaler/cli/app.h"
 
 #include "absl/strings/str_format.h"
+#include "autoscaler/cli/controller_command.h"
+#include "autoscaler/cli/controller_flags.h"
 #include "autoscaler/cli/estimate_command.h"
 #include "autoscaler/cli/inspect_command.h"
 #include "autoscaler/cli/plugin_check_command.h"
@@ -21,6 +23,11 @@ void PrintUsage(std::ostream& out) {
          "Subcommands:\n";
   for (const Subcommand& s : Subcommands()) {
     out << absl::StrFormat("  %-14s %s\n", s.name, s.summary);
+  }
+  bool help = false;
+  std::string flags;
+  if (ParseControllerFlags({"--help"}, &help, &flags).ok()) {
+    out << "\nController flags (cluster-autoscaler's names and defaults):\n" << flags;
   }
 }
 
@@ -58,16 +65,8 @@ int RunApp(const CommandArgs& args, const CommandIo& io) {
       return kExitUsage;
     }
   }
-  // The controller (the default, flag-compatible with cluster-autoscaler) is built on the
-  // Kubernetes client and the cloud providers; until they exist this build cannot run it,
-  // and says so rather than pretending.
-  if (!args.empty()) {
-    err << "gpu-autoscaler: unknown flag " << args.front()
-        << " (this build has no controller yet; see --help)\n";
-  } else {
-    err << "gpu-autoscaler: this build has no controller yet; see --help for its tools\n";
-  }
-  return kExitUsage;
+  // No subcommand: the controller, with cluster-autoscaler's flags.
+  return RunControllerCommand(args, io);
 }
 
 }  // namespace gpua

@@ -1,0 +1,43 @@
+// The controller's command line: cluster-autoscaler's flags, names and defaults, so an
+// existing cluster-autoscaler Deployment's arguments carry over. Every flag is one of:
+// implemented; accepted with no effect here (said at start, never silently dropped); or
+// refused at start, by name, with the reason. A flag neither program knows is refused too.
+#ifndef GPUA_AUTOSCALER_CLI_CONTROLLER_FLAGS_H_
+#define GPUA_AUTOSCALER_CLI_CONTROLLER_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "autoscaler/cli/command.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/kube/leader_election.h"
+
+namespace gpua {
+
+struct ControllerConfig {
+  ControllerOptions controller;
+  std::string cloud_provider = "externalgrpc";  // or "simulated"
+  std::string cloud_config;                     // externalgrpc's cloud-config, the node-group file
+  std::string kubeconfig;
+  std::string address = ":8085";  // metrics and health check
+  bool leader_elect = true;
+  kube::LeaderElectionConfig leader_election;
+  double kube_api_qps = 5;
+  int kube_api_burst = 10;
+  std::string user_agent = "gpu-autoscaler";
+  int verbosity = 0;
+  // The health check fails when no loop has completed for this long (default: three scan
+  // intervals, at least 30 s) or none has succeeded for max_failing_time.
+  absl::Duration max_inactivity = absl::ZeroDuration();
+  absl::Duration max_failing_time = absl::Minutes(15);
+  std::vector<std::string> notes;  // flags given that have no effect here, and why
+};
+
+// Parses the arguments. `*help` is set (and the usage returned in `*usage`) for --help.
+absl::StatusOr<ControllerConfig> ParseControllerFlags(const CommandArgs& args, bool* help,
+                                                      std::string* usage);
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CLI_CONTROLLER_FLAGS_H_

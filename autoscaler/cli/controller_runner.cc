@@ -1,0 +1,220 @@
+#include "autoscaler/cli/controller_runner.h"
+
+#include <unistd.h>
+
+#include <memory>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
+#include "autoscaler/cli/http_endpoints.h"
+#include "autoscaler/controller/controller.h"
+#include "autoscaler/controller/loop_schedule.h"
+#include "autoscaler/controller/scaleup/priority_config.h"
+#include "autoscaler/kube/api_kube_writer.h"
+#include "autoscaler/kube/cluster_watch.h"
+#include "autoscaler/kube/leader_election.h"
+#include "base/status_macros.h"
+#include "cloudproviders/externalgrpc/externalgrpc_provider.h"
+#include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+
+namespace gpua {
+namespace {
+
+absl::StatusOr<std::unique_ptr<CloudProvider>> MakeProvider(const ControllerConfig& c, Clock& clock,
+                                                            LogSink& log) {
+  if (c.cloud_config.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cloud-config is required with --cloud-provider=", c.cloud_provider,
+        c.cloud_provider == "simulated" ? " (the node-group file)" : " (the plugin's address)"));
+  }
+  if (c.cloud_provider == "simulated") {
+    GPUA_ASSIGN_OR_RETURN(std::vector<NodeGroupConfig> groups, LoadNodeGroupFile(c.cloud_config));
+    return std::unique_ptr<CloudProvider>(
+        std::make_unique<SimulatedCloud>(std::move(groups), clock));
+  }
+  GPUA_ASSIGN_OR_RETURN(ExternalGrpcConfig grpc, LoadExternalGrpcConfig(c.cloud_config));
+  GPUA_ASSIGN_OR_RETURN(std::unique_ptr<ExternalGrpcProvider> provider,
+                        ExternalGrpcProvider::Create(grpc, log));
+  return std::unique_ptr<CloudProvider>(std::move(provider));
+}
+
+// client-go's identity for a candidate: the host's name and something unique.
+std::string Identity() {
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return absl::StrFormat("%s_%016x", host, std::random_device{}() * 0x9e3779b97f4a7c15ULL);
+}
+
+// When the loop runs next, moved sooner by new unschedulable pods (from informer threads).
+class Wakeups {
+ public:
+  explicit Wakeups(absl::Duration scan_interval) : schedule_(scan_interval) {}
+  void PodArrived(absl::Time now) {
+    absl::MutexLock lock(&mu_);
+    schedule_.PodArrived(now);
+  }
+  void WakeAt(absl::Time at) {
+    absl::MutexLock lock(&mu_);
+    schedule_.WakeAt(at);
+  }
+  void LoopStarted(absl::Time now) {
+    absl::MutexLock lock(&mu_);
+    schedule_.LoopStarted(now);
+  }
+  // Waits until a loop is due, or `stop`; true when one is due.
+  bool Wait(Clock& clock, const std::function<bool()>& stop) {
+    while (!stop()) {
+      absl::Duration left;
+      {
+        absl::MutexLock lock(&mu_);
+        left = schedule_.Next() - clock.Now();
+      }
+      if (left <= absl::ZeroDuration()) return true;
+      clock.SleepFor(std::min(left, absl::Milliseconds(50)));
+    }
+    return false;
+  }
+
+ private:
+  absl::Mutex mu_;
+  LoopSchedule schedule_ ABSL_GUARDED_BY(mu_);
+};
+
+// What /health-check answers.
+class Health {
+ public:
+  Health(const ControllerConfig& c, Clock& clock) : config_(c), clock_(clock) {}
+  void Leading(absl::Time now) {
+    absl::MutexLock lock(&mu_);
+    leading_ = true;
+    last_end_ = last_success_ = now;
+  }
+  void LoopDone(const LoopReport& r) {
+    absl::MutexLock lock(&mu_);
+    last_end_ = r.end;
+    if (r.skipped.empty()) last_success_ = r.end;
+  }
+  std::string Unhealthy() const {
+    absl::MutexLock lock(&mu_);
+    if (!leading_) return "";  // a standby replica is healthy: it waits for the lease
+    const absl::Time now = clock_.Now();
+    if (now - last_end_ > config_.max_inactivity) {
+      return absl::StrCat("no loop completed for ", absl::FormatDuration(now - last_end_));
+    }
+    if (now - last_success_ > config_.max_failing_time) {
+      return absl::StrCat("no loop succeeded for ", absl::FormatDuration(now - last_success_));
+    }
+    return "";
+  }
+
+ private:
+  const ControllerConfig& config_;
+  Clock& clock_;
+  mutable absl::Mutex mu_;
+  bool leading_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Time last_end_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_success_ ABSL_GUARDED_BY(mu_);
+};
+
+kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, LogSink& log,
+                                       Wakeups& wakeups) {
+  kube::ClusterWatchOptions watch;
+  watch.reflector.log = &log;
+  watch.config_map_namespace = c.controller.status.namespace_name;
+  watch.config_map_names = {kPriorityExpanderConfigMap};
+  const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
+    if (p->unschedulable && p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
+  };
+  watch.pod_handlers.on_add = pod_changed;
+  watch.pod_handlers.on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); };
+  return watch;
+}
+
+}  // namespace
+
+int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
+                  const std::atomic<bool>& stop, const RunnerHooks& hooks) {
+  const auto fail = [&](absl::string_view what, const absl::Status& s) {
+    log.Error(absl::StrCat(what, ": ", s.message()));
+    return kExitFailure;
+  };
+  for (const std::string& note : c.notes) log.Warning(note);
+  absl::StatusOr<std::unique_ptr<CloudProvider>> provider = MakeProvider(c, io.clock, log);
+  if (!provider.ok()) return fail("cloud provider", provider.status());
+  absl::StatusOr<kube::RestConfig> rest =
+      kube::ResolveRestConfig(c.kubeconfig, "", kube::ProcessEnv);
+  if (!rest.ok()) return fail("kubeconfig", rest.status());
+  kube::ClientOptions client_options;
+  client_options.qps = c.kube_api_qps;
+  client_options.burst = c.kube_api_burst;
+  client_options.user_agent = c.user_agent;
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
+      kube::ApiClient::Create(*rest, io.clock, client_options);
+  if (!client.ok()) return fail("Kubernetes client", client.status());
+  // The lease has a client of its own: renewals must never queue behind the informers'
+  // relists and the events under --kube-api-qps, or a busy leader would lose its lease.
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> lease_client =
+      kube::ApiClient::Create(*rest, io.clock, client_options);
+  if (!lease_client.ok()) return fail("Kubernetes client", lease_client.status());
+
+  Wakeups wakeups(c.controller.scan_interval);
+  kube::ClusterWatch watch(**client, io.clock, WatchOptions(c, io.clock, log, wakeups));
+  kube::ApiKubeWriter writer(**client, io.clock, "gpu-autoscaler", log);
+  MetricsRegistry registry;
+  AutoscalerMetrics metrics(registry);
+  Controller controller(watch, **provider, writer, io.clock, log, &metrics, c.controller);
+  Health health(c, io.clock);
+  absl::StatusOr<std::unique_ptr<HttpEndpoints>> http = HttpEndpoints::Start(
+      c.address,
+      {[&registry] { return registry.Render(); }, [&health] { return health.Unhealthy(); }});
+  if (!http.ok()) return fail("metrics endpoint", http.status());
+  log.Info(absl::StrCat("Serving /metrics and /health-check on port ", (*http)->port()));
+  if (hooks.serving) hooks.serving((*http)->port());
+
+  std::atomic<bool> leading{!c.leader_elect}, lost{false}, stop_electing{false};
+  std::thread election;
+  std::unique_ptr<kube::LeaderElector> elector;
+  if (c.leader_elect) {
+    kube::LeaderElectionConfig lease = c.leader_election;
+    lease.identity = Identity();
+    elector = std::make_unique<kube::LeaderElector>(**lease_client, io.clock, lease);
+    log.Info(absl::StrCat("Campaigning for lease ", lease.namespace_name, "/", lease.lease_name,
+                          " as ", lease.identity));
+    election = std::thread([&] {
+      elector->Run(
+          stop_electing, [&] { leading = true; },
+          [&] {
+            leading = false;
+            if (!stop_electing) lost = true;  // renewals failed, not a shutdown
+          });
+    });
+  }
+  watch.Start();
+  const auto done = [&] { return stop.load() || lost.load(); };
+  while (!done() && !leading) io.clock.SleepFor(absl::Milliseconds(50));
+  if (leading) log.Info("Leading: the controller acts from now on");
+  health.Leading(io.clock.Now());
+  while (!done() && !watch.WaitForSync(absl::Seconds(1))) {
+  }
+  while (wakeups.Wait(io.clock, done)) {
+    const absl::Time now = io.clock.Now();
+    wakeups.LoopStarted(now);
+    const LoopReport report = controller.RunOnce(now);
+    wakeups.WakeAt(report.next_pod_eligible);
+    health.LoopDone(report);
+    if (hooks.loop_done) hooks.loop_done(report);
+  }
+  stop_electing = true;
+  if (election.joinable()) election.join();
+  if (lost) {
+    log.Error("Lost the lease: another replica acts now; stopping");
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
+}  // namespace gpua
