@@ -173,6 +173,10 @@ FakeApiServer::FakeApiServer(const TlsIdentity& tls) : tls_(true) {
 
 void FakeApiServer::Serve() {
   httplib::Server& server = *server_;
+  // Each informer keeps a watch open for minutes, as against a real API server; httplib's
+  // default pool of 8 threads would leave the ninth watch (or any request) waiting until one
+  // ends. httplib's interface hands it the pool to own.
+  server.new_task_queue = [] { return new httplib::ThreadPool(64); };
   server.Get(".*",
              [this](const httplib::Request& req, httplib::Response& res) { HandleGet(req, res); });
   for (const char* method : {"POST", "PUT", "PATCH", "DELETE"}) {
@@ -218,6 +222,25 @@ int64_t FakeApiServer::Upsert(const std::string& resource, nlohmann::json object
   events_.push_back({rv_, exists ? "MODIFIED" : "ADDED", object, resource});
   changed_.SignalAll();
   return rv_;
+}
+
+std::optional<nlohmann::json> FakeApiServer::Get(const std::string& resource, const std::string& ns,
+                                                 const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto bucket = objects_.find(resource);
+  if (bucket == objects_.end()) return std::nullopt;
+  auto it = bucket->second.find(absl::StrCat(ns, "/", name));
+  if (it == bucket->second.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<nlohmann::json> FakeApiServer::List(const std::string& resource) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<nlohmann::json> out;
+  auto bucket = objects_.find(resource);
+  if (bucket == objects_.end()) return out;
+  for (const auto& [key, object] : bucket->second) out.push_back(object);
+  return out;
 }
 
 int64_t FakeApiServer::Delete(const std::string& resource, const std::string& ns,

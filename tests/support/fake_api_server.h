@@ -69,6 +69,10 @@ class FakeApiServer {
   // returns it.
   int64_t Upsert(const std::string& resource, nlohmann::json object);
   int64_t Delete(const std::string& resource, const std::string& ns, const std::string& name);
+  // What the server holds now ("" namespace for nodes).
+  std::optional<nlohmann::json> Get(const std::string& resource, const std::string& ns,
+                                    const std::string& name) const;
+  std::vector<nlohmann::json> List(const std::string& resource) const;
   // Forgets the events so far: watches from before now get 410.
   void Compact();
   int64_t resource_version() const;

@@ -1,0 +1,130 @@
+#include "tests/integration/controller_harness.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "cloudproviders/node_group_file.h"
+#include "tests/support/eventually.h"
+
+namespace gpua::testing {
+
+ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, ControllerOptions options,
+                                     SimulatedCloudOptions cloud_options)
+    : cloud(*ParseNodeGroupFile(node_groups_yaml, "groups.yaml"), clock, cloud_options),
+      groups_(*ParseNodeGroupFile(node_groups_yaml, "groups.yaml")) {
+  auto plugin = externalgrpc::PluginServer::Start(cloud, {});
+  REQUIRE(plugin.ok());
+  plugin_ = *std::move(plugin);
+  ExternalGrpcConfig grpc;
+  grpc.address = absl::StrCat("127.0.0.1:", plugin_->port());
+  auto provider = ExternalGrpcProvider::Create(grpc, log);
+  REQUIRE(provider.ok());
+  provider_ = *std::move(provider);
+  client_ = ClientFor(server);
+  kube::ClusterWatchOptions watch;
+  watch.reflector.log = &log;
+  watch.reflector.watch_timeout = absl::Seconds(5);
+  watch.reflector.initial_backoff = absl::Milliseconds(20);
+  watch.config_map_namespace = options.status.namespace_name;
+  watch.config_map_names = {"cluster-autoscaler-priority-expander"};
+  watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
+  writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
+  controller_ = std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, &metrics,
+                                             std::move(options));
+  kubelet = std::make_unique<SimulatedKubelet>(cloud, groups_, server, clock);
+  watch_->Start();
+  REQUIRE(watch_->WaitForSync(absl::Seconds(10)));
+}
+
+ControllerHarness::~ControllerHarness() = default;
+
+void ControllerHarness::AddPendingPod(const std::string& name, const nlohmann::json& resources,
+                                      const nlohmann::json& extra_metadata) {
+  nlohmann::json meta = {{"name", name},
+                         {"namespace", "ml"},
+                         {"uid", absl::StrCat("uid-", name)},
+                         {"creationTimestamp",
+                          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock.Now(), absl::UTCTimeZone())},
+                         {"ownerReferences",
+                          {{{"apiVersion", "batch/v1"},
+                            {"kind", "Job"},
+                            {"name", name},
+                            {"uid", "job-" + name},
+                            {"controller", true}}}}};
+  for (const auto& [k, v] : extra_metadata.items()) meta[k] = v;
+  server.Upsert(
+      "pods",
+      {{"apiVersion", "v1"},
+       {"kind", "Pod"},
+       {"metadata", meta},
+       {"spec",
+        {{"containers", {{{"name", "main"}, {"resources", {{"requests", resources}}}}}},
+         {"tolerations", {{{"operator", "Exists"}}}}}},
+       {"status",
+        {{"phase", "Pending"},
+         {"conditions",
+          {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
+}
+
+void ControllerHarness::WaitForInformers() {
+  const auto same = [&](const std::string& resource, const auto& cached) {
+    std::map<std::string, std::string> want, have;
+    for (const nlohmann::json& o : server.List(resource)) {
+      want[o["metadata"].value("name", "")] = o["metadata"].value("resourceVersion", "");
+    }
+    for (const auto& o : cached) have[o.first] = o.second;
+    return want == have;
+  };
+  std::string seen;
+  const bool caught_up = Eventually([&] {
+    const ClusterView view = watch_->View();
+    std::map<std::string, std::string> nodes, pods;
+    seen.clear();
+    for (const NodePtr& n : view.nodes) {
+      nodes[n->node.name] = n->resource_version;
+      absl::StrAppend(&seen, " node ", n->node.name, "@", n->resource_version);
+    }
+    for (const PodPtr& p : view.pods) {
+      pods[p->spec.name] = p->resource_version;
+      absl::StrAppend(&seen, " pod ", p->spec.name, "@", p->resource_version);
+    }
+    return same("nodes", nodes) && same("pods", pods);
+  });
+  INFO("the informers hold" << seen << "; the log: " << absl::StrJoin(log.lines(), " | "));
+  REQUIRE(caught_up);
+}
+
+LoopReport ControllerHarness::Step(absl::Duration elapsed) {
+  clock.Advance(elapsed);
+  kubelet->Sync();
+  WaitForInformers();
+  LoopReport report = controller_->RunOnce(clock.Now());
+  writer_->Flush();
+  return report;
+}
+
+int ControllerHarness::TargetSize(const std::string& group) {
+  auto g = FindNodeGroup(cloud, group);
+  REQUIRE(g.ok());
+  return *(*g)->TargetSize();
+}
+
+std::vector<std::string> ControllerHarness::EventsFor(const std::string& name) {
+  writer_->Flush();
+  std::vector<std::string> out;
+  for (const nlohmann::json& e : server.List("events")) {
+    if (e["involvedObject"].value("name", "") == name) {
+      out.push_back(absl::StrCat(e.value("reason", ""), ": ", e.value("message", "")));
+    }
+  }
+  return out;
+}
+
+nlohmann::json ControllerHarness::StatusConfigMap() {
+  auto cm = server.Get("configmaps", "kube-system", "cluster-autoscaler-status");
+  REQUIRE(cm.has_value());
+  return *cm;
+}
+
+}  // namespace gpua::testing

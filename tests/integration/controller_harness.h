@@ -1,0 +1,68 @@
+// The controller wired as in a cluster, for integration tests: informers on the fake API
+// server, the externalgrpc client talking to a real gRPC plugin on loopback that serves the
+// simulated cloud, kubelets that register the cloud's instances as Nodes, and the
+// controller's clock and the cloud's one manual clock, so minutes pass in a step.
+#ifndef GPUA_TESTS_INTEGRATION_CONTROLLER_HARNESS_H_
+#define GPUA_TESTS_INTEGRATION_CONTROLLER_HARNESS_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/controller.h"
+#include "autoscaler/kube/api_kube_writer.h"
+#include "autoscaler/kube/cluster_watch.h"
+#include "base/log.h"
+#include "cloudproviders/externalgrpc/externalgrpc_provider.h"
+#include "cloudproviders/externalgrpc/plugin_server.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/fake_api_client.h"
+#include "tests/support/fake_api_server.h"
+#include "tests/support/simulated_kubelet.h"
+
+namespace gpua::testing {
+
+class ControllerHarness {
+ public:
+  explicit ControllerHarness(const std::string& node_groups_yaml, ControllerOptions options = {},
+                             SimulatedCloudOptions cloud_options = {});
+  ~ControllerHarness();
+
+  // A pending pod the scheduler could not place. `resources` are one container's requests,
+  // {"nvidia.com/gpu": "8"}; it tolerates the GPU taint.
+  void AddPendingPod(const std::string& name, const nlohmann::json& resources,
+                     const nlohmann::json& extra_metadata = nlohmann::json::object());
+  // Moves both clocks on, lets the kubelets register what came up, waits for the informers
+  // to see it all, and runs one loop.
+  LoopReport Step(absl::Duration elapsed = absl::ZeroDuration());
+  // Waits until the informers hold what the fake API server holds.
+  void WaitForInformers();
+
+  int TargetSize(const std::string& group);
+  // Events written so far for an object, "Reason: message" each.
+  std::vector<std::string> EventsFor(const std::string& name);
+  nlohmann::json StatusConfigMap();
+
+  ManualClock clock;
+  SimulatedCloud cloud;
+  FakeApiServer server;
+  MemoryLogSink log;
+  MetricsRegistry registry;
+  AutoscalerMetrics metrics{registry};
+
+ private:
+  std::vector<NodeGroupConfig> groups_;
+  std::unique_ptr<externalgrpc::PluginServer> plugin_;
+  std::unique_ptr<ExternalGrpcProvider> provider_;
+  std::unique_ptr<kube::ApiClient> client_;
+  std::unique_ptr<kube::ClusterWatch> watch_;
+  std::unique_ptr<kube::ApiKubeWriter> writer_;
+  std::unique_ptr<Controller> controller_;
+
+ public:
+  std::unique_ptr<SimulatedKubelet> kubelet;
+};
+
+}  // namespace gpua::testing
+
+#endif  // GPUA_TESTS_INTEGRATION_CONTROLLER_HARNESS_H_

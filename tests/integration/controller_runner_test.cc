@@ -1,0 +1,181 @@
+// The controller as the binary runs it: flags, the lease, the informers, a gRPC plugin, and
+// /metrics and /health-check, in real time on loopback.
+#include "autoscaler/cli/controller_runner.h"
+
+#include <httplib.h>
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "autoscaler/cli/controller_flags.h"
+#include "cloudproviders/externalgrpc/plugin_server.h"
+#include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/config_files.h"
+#include "tests/support/eventually.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::testing {
+namespace {
+
+constexpr char kGroups[] = R"(
+nodeGroups:
+- id: h100
+  maxSize: 4
+  pricePerHour: 98.32
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
+    status:
+      allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}
+  simulation:
+    provisioningDelay: {p50: 1h, p95: 1h}
+)";
+
+nlohmann::json PendingPod(const std::string& name) {
+  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-" + name}}},
+          {"spec",
+           {{"containers",
+             {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
+          {"status",
+           {{"phase", "Pending"},
+            {"conditions",
+             {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}};
+}
+
+// One replica of the controller in a thread, as a Deployment's pod would run it.
+struct Replica {
+  std::atomic<bool> stop{false};
+  std::atomic<int> loops{0};
+  std::atomic<int> port{0};
+  std::atomic<int> exit_code{-1};
+  MemoryLogSink log;
+  std::thread thread;
+
+  Replica(const CommandArgs& args, Clock& clock) {
+    bool help = false;
+    std::string usage;
+    absl::StatusOr<ControllerConfig> config = ParseControllerFlags(args, &help, &usage);
+    REQUIRE(config.ok());
+    thread = std::thread([this, config = *config, &clock] {
+      std::ostringstream out, err;
+      RunnerHooks hooks;
+      hooks.loop_done = [this](const LoopReport& r) { loops += r.skipped.empty(); };
+      hooks.serving = [this](int p) { port = p; };
+      exit_code = RunController(config, {out, err, clock}, log, stop, hooks);
+    });
+  }
+  ~Replica() { Stop(); }
+  void Stop() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+};
+
+struct Cluster {
+  RealClock clock;
+  SimulatedCloud cloud{*ParseNodeGroupFile(kGroups, "groups.yaml"), clock};
+  FakeApiServer server;
+  std::unique_ptr<externalgrpc::PluginServer> plugin;
+  std::string kubeconfig, cloud_config;
+
+  explicit Cluster(const std::string& name) {
+    auto started = externalgrpc::PluginServer::Start(cloud, {});
+    REQUIRE(started.ok());
+    plugin = *std::move(started);
+    kubeconfig = KubeconfigFor(server.url(), name + ".kubeconfig");
+    cloud_config = CloudConfigFor(plugin->port(), name + ".cloud-config");
+  }
+  CommandArgs Args() const {
+    return {"--cloud-provider=externalgrpc",
+            "--cloud-config",
+            cloud_config,
+            "--kubeconfig",
+            kubeconfig,
+            "--scan-interval=1s",
+            "--address=127.0.0.1:0",
+            "--leader-elect-lease-duration=2s",
+            "--leader-elect-renew-deadline=1s",
+            "--leader-elect-retry-period=200ms",
+            "--balance-similar-node-groups=false",
+            "--logtostderr"};
+  }
+  int Target() { return *(*FindNodeGroup(cloud, "h100"))->TargetSize(); }
+};
+
+std::string Get(int port, const std::string& path, int* status) {
+  httplib::Client client("127.0.0.1", port);
+  auto res = client.Get(path.c_str());
+  *status = res ? res->status : 0;
+  return res ? res->body : "";
+}
+
+// `promtool check metrics` on the text; its output, and whether it passed.
+bool Promtool(const std::string& metrics, std::string* output) {
+  const auto file = std::filesystem::temp_directory_path() / "gpua-metrics.prom";
+  std::ofstream(file) << metrics;
+  FILE* p = popen(absl::StrCat("promtool check metrics < '", file.string(), "' 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), p)) > 0) output->append(buffer, n);
+  return pclose(p) == 0;
+}
+
+TEST_CASE("two replicas, one lease: only the leader acts, and the other takes over when it stops",
+          "[controller][runner][lease]") {
+  Cluster c("gpua-two-replicas");
+  c.server.Upsert("pods", PendingPod("train-0"));
+  Replica a(c.Args(), c.clock), b(c.Args(), c.clock);
+  REQUIRE(Eventually([&] { return c.Target() == 1; }, absl::Seconds(20)));
+  REQUIRE(Eventually([&] { return a.loops + b.loops >= 3; }, absl::Seconds(10)));
+  CHECK(c.Target() == 1);  // asked for once, not once per replica
+  CHECK((a.loops == 0) != (b.loops == 0));
+  Replica& leader = a.loops > 0 ? a : b;
+  Replica& follower = a.loops > 0 ? b : a;
+  const auto lease = c.server.Get("leases", "kube-system", "cluster-autoscaler");
+  REQUIRE(lease.has_value());
+  leader.Stop();
+  CHECK(leader.exit_code == 0);
+  REQUIRE(Eventually([&] { return follower.loops > 0; }, absl::Seconds(20)));
+  CHECK(c.Target() == 1);  // the pod's node is on its way: nothing asked twice
+}
+
+TEST_CASE("/metrics passes promtool with cluster-autoscaler's names, /health-check is OK",
+          "[controller][runner][metrics]") {
+  Cluster c("gpua-metrics");
+  c.server.Upsert("pods", PendingPod("train-0"));
+  Replica r(c.Args(), c.clock);
+  REQUIRE(Eventually([&] { return r.loops >= 2 && r.port > 0; }, absl::Seconds(20)));
+  int status = 0;
+  const std::string metrics = Get(r.port, "/metrics", &status);
+  REQUIRE(status == 200);
+  for (const char* name :
+       {"cluster_autoscaler_nodes_count{state=\"ready\"}",
+        "cluster_autoscaler_unschedulable_pods_count",
+        "cluster_autoscaler_node_group_target_count{node_group=\"h100\"} 1",
+        "cluster_autoscaler_scaled_up_nodes_total 1",
+        "cluster_autoscaler_function_duration_seconds_bucket{function=\"main\"",
+        "cluster_autoscaler_last_activity{activity=\"scaleUp\"}", "cluster_autoscaler_errors_total",
+        "gpu_autoscaler_gpus{node_group=\"h100\",state=\"upcoming\"} 8",
+        "gpu_autoscaler_pending_gpu_pods 1",
+        "gpu_autoscaler_node_group_cost_per_hour{node_group=\"h100\"} 98.32"}) {
+    INFO(name);
+    CHECK(metrics.find(name) != std::string::npos);
+  }
+  std::string lint;
+  INFO(lint);
+  CHECK(Promtool(metrics, &lint));
+  CHECK(lint.empty());
+  CHECK(Get(r.port, "/health-check", &status) == "OK");
+  CHECK(status == 200);
+}
+
+}  // namespace
+}  // namespace gpua::testing

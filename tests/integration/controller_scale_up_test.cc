@@ -1,0 +1,130 @@
+// The controller's scale-up against the fake API server and a gRPC plugin over the
+// simulated cloud, one behaviour a scenario, on a manual clock.
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "tests/integration/controller_harness.h"
+
+namespace gpua::testing {
+namespace {
+
+// Nodes come 30 s after they are asked for; their GPUs are advertised 20 s after that.
+constexpr char kGroups[] = R"(
+nodeGroups:
+- id: h100
+  maxSize: 4
+  pricePerHour: 98.32
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}
+  options: {maxNodeProvisionTime: 5m}
+  simulation:
+    provisioningDelay: {p50: 30s, p95: 30s}
+    gpuReadyDelay: {p50: 20s, p95: 20s}
+- id: a100-mig
+  maxSize: 4
+  pricePerHour: 32.77
+  template:
+    metadata:
+      labels:
+        nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB
+        nvidia.com/gpu.count: "8"
+        nvidia.com/mig.strategy: mixed
+      annotations:
+        gpu-autoscaler.io/mig-layouts: all-1g.5gb,all-3g.20gb
+    status:
+      allocatable: {cpu: "95", memory: 1100Gi, pods: "110"}
+  simulation:
+    provisioningDelay: {p50: 30s, p95: 30s}
+    gpuReadyDelay: {p50: 20s, p95: 20s}
+- id: l4-shared
+  maxSize: 4
+  pricePerHour: 1.32
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-L4}
+      annotations:
+        gpu-autoscaler.io/gpu-count: "4"
+        gpu-autoscaler.io/gpu-sharing: time-slicing
+        gpu-autoscaler.io/gpu-replicas: "4"
+        gpu-autoscaler.io/gpu-renamed: "true"
+    status:
+      allocatable: {cpu: "47", memory: 180Gi, pods: "110"}
+  simulation:
+    provisioningDelay: {p50: 30s, p95: 30s}
+    gpuReadyDelay: {p50: 20s, p95: 20s}
+)";
+
+// The pod is asked for once; while its node comes up and its GPUs are not advertised yet,
+// nothing more is asked for, and once they are the scheduler has a place for it.
+void NoSecondNodeWhileGpusStart(ControllerHarness& h, const std::string& group,
+                                const std::string& pod) {
+  LoopReport first = h.Step();
+  REQUIRE(first.skipped.empty());
+  REQUIRE(first.scale_ups.size() == 1);
+  CHECK(first.scale_ups[0].request.group == group);
+  CHECK(first.scale_ups[0].status.ok());
+  CHECK(h.TargetSize(group) == 1);
+  // Registered at 30 s; GPUs at 50 s. Every loop in between asks for nothing.
+  for (absl::Duration step : {absl::Seconds(10), absl::Seconds(21), absl::Seconds(5),
+                              absl::Seconds(5), absl::Seconds(5)}) {
+    LoopReport r = h.Step(step);
+    INFO("at " << absl::FormatDuration(h.clock.Now() - first.start));
+    CHECK(r.scale_ups.empty());
+    CHECK(r.fit_existing == 1);
+    CHECK(h.TargetSize(group) == 1);
+  }
+  LoopReport ready = h.Step(absl::Seconds(10));
+  CHECK(ready.scale_ups.empty());
+  CHECK(ready.fit_existing == 1);
+  const GroupState* g = ready.state.FindGroup(group);
+  REQUIRE(g != nullptr);
+  CHECK(g->counts.ready == 1);
+  CHECK(g->counts.not_started == 0);
+  const std::vector<std::string> events = h.EventsFor(pod);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0] ==
+        absl::StrCat("TriggeredScaleUp: pod triggered scale-up: [{", group, " 0->1 (max: 4)}]"));
+}
+
+TEST_CASE("a pending 8-GPU pod scales its pool from zero, once, while the GPUs start",
+          "[controller][scale-up]") {
+  ControllerHarness h(kGroups);
+  h.AddPendingPod("train-0", {{"nvidia.com/gpu", "8"}});
+  NoSecondNodeWhileGpusStart(h, "h100", "train-0");
+}
+
+TEST_CASE("a MIG pod scales a reconfigurable pool once, and the new node gets its layout",
+          "[controller][scale-up][mig]") {
+  ControllerHarness h(kGroups);
+  h.AddPendingPod("infer-0", {{"nvidia.com/mig-3g.20gb", "1"}});
+  NoSecondNodeWhileGpusStart(h, "a100-mig", "infer-0");
+  auto node = h.server.Get("nodes", "", "a100-mig-0");
+  REQUIRE(node.has_value());
+  CHECK((*node)["metadata"]["labels"]["nvidia.com/mig.config"] == "all-3g.20gb");
+}
+
+TEST_CASE("time-sliced share pods scale their pool once, not a node per share",
+          "[controller][scale-up][sharing]") {
+  ControllerHarness h(kGroups);
+  for (int i = 0; i < 12; ++i) {
+    h.AddPendingPod(absl::StrCat("notebook-", i), {{"nvidia.com/gpu.shared", "1"}});
+  }
+  LoopReport first = h.Step();
+  REQUIRE(first.scale_ups.size() == 1);
+  CHECK(first.scale_ups[0].request.group == "l4-shared");
+  CHECK(first.scale_ups[0].request.delta == 1);  // 16 shares a node
+  for (int i = 0; i < 6; ++i) {
+    LoopReport r = h.Step(absl::Seconds(10));
+    CHECK(r.scale_ups.empty());
+    CHECK(r.fit_existing == 12);
+  }
+  CHECK(h.TargetSize("l4-shared") == 1);
+}
+
+}  // namespace
+}  // namespace gpua::testing

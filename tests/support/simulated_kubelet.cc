@@ -1,0 +1,114 @@
+#include "tests/support/simulated_kubelet.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_resource.h"
+
+namespace gpua::testing {
+namespace {
+
+nlohmann::json Resources(const ResourceList& list) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, q] : list) out[name] = q.ToString();
+  return out;
+}
+
+}  // namespace
+
+std::string SimulatedKubelet::NodeName(const std::string& provider_id) {
+  std::string name = provider_id;
+  absl::StrReplaceAll({{"sim://", ""}, {"/", "-"}}, &name);
+  return name;
+}
+
+nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instance& i,
+                                         bool gpus_ready) const {
+  const NodeTemplate& t = g.spec.node_template;
+  const std::string name = NodeName(i.id);
+  // What others wrote on the Node (the controller's labels, annotations and taints) stays, as
+  // a kubelet leaves them; the kubelet owns its status.
+  nlohmann::json node;
+  if (auto existing = server_.Get("nodes", "", name)) {
+    node = *std::move(existing);
+    node["metadata"].erase("resourceVersion");
+  } else {
+    nlohmann::json labels = {{"kubernetes.io/hostname", name}};
+    for (const auto& [k, v] : t.labels) labels[k] = v;
+    nlohmann::json taints = nlohmann::json::array();
+    for (const Taint& taint : t.taints) {
+      taints.push_back({{"key", taint.key},
+                        {"value", taint.value},
+                        {"effect", std::string(TaintEffectName(taint.effect))}});
+    }
+    node = {{"apiVersion", "v1"},
+            {"kind", "Node"},
+            {"metadata",
+             {{"name", name}, {"labels", labels}, {"creationTimestamp", registered_at_.at(name)}}},
+            {"spec", {{"providerID", i.id}, {"taints", taints}}}};
+  }
+  const nlohmann::json labels = node["metadata"].value("labels", nlohmann::json::object());
+  const std::string mig_layout = labels.value("nvidia.com/mig.config", "");
+  auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "template");
+  const std::optional<GpuInventory> inventory =
+      gpus.ok() && gpus->has_value() ? std::optional<GpuInventory>(**gpus) : std::nullopt;
+  ResourceList allocatable;
+  for (const auto& [res, q] : t.allocatable) {
+    const auto kind = ClassifyGpuResource(res);
+    if (inventory.has_value() && kind.has_value() && kind->vendor == inventory->vendor) continue;
+    allocatable.Set(res, q);
+  }
+  if (!inventory.has_value()) {
+    allocatable = t.allocatable;
+  } else if (gpus_ready) {
+    const NamedMigLayout* layout = nullptr;
+    for (const NamedMigLayout& l : inventory->mig_layouts) {
+      if (layout == nullptr || l.name == mig_layout) layout = &l;
+    }
+    allocatable = allocatable + inventory->Advertised(layout);
+  }
+  node["status"] = {{"allocatable", Resources(allocatable)},
+                    {"capacity", Resources(allocatable)},
+                    {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  return node;
+}
+
+std::map<std::string, std::string> SimulatedKubelet::Sync() {
+  std::set<std::string> alive;
+  std::map<std::string, std::string> versions;
+  for (const NodeGroupConfig& g : groups_) {
+    if (broken_.contains(g.spec.id)) continue;
+    auto group = FindNodeGroup(cloud_, g.spec.id);
+    if (!group.ok()) continue;
+    auto instances = (*group)->Nodes();
+    if (!instances.ok()) continue;
+    for (const Instance& i : *instances) {
+      if (i.state != InstanceState::kRunning) continue;
+      const std::string name = NodeName(i.id);
+      alive.insert(name);
+      registered_at_.try_emplace(
+          name, absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone()));
+      const std::optional<absl::Time> ready = cloud_.GpuReadyTime(i.id);
+      nlohmann::json node = NodeFor(g, i, ready.has_value() && clock_.Now() >= *ready);
+      const std::string text = node.dump();
+      if (written_[name] == text) {
+        versions[name] = (*server_.Get("nodes", "", name))["metadata"]["resourceVersion"];
+        continue;
+      }
+      written_[name] = text;
+      versions[name] = std::to_string(server_.Upsert("nodes", std::move(node)));
+    }
+  }
+  for (auto it = written_.begin(); it != written_.end();) {
+    if (alive.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    server_.Delete("nodes", "", it->first);
+    registered_at_.erase(it->first);
+    it = written_.erase(it);
+  }
+  return versions;
+}
+
+}  // namespace gpua::testing

@@ -1,0 +1,49 @@
+// Stands in for the kubelets of the simulated cloud's instances in integration tests: a
+// running instance registers as a Node in the fake API server (Ready, its template's labels,
+// taints and allocatable, its provider ID), without its GPUs until the cloud says they are
+// ready (driver and device plugin up), with the MIG layout its nvidia.com/mig.config label
+// names once they are; an instance that is gone takes its Node with it.
+#ifndef GPUA_TESTS_SUPPORT_SIMULATED_KUBELET_H_
+#define GPUA_TESTS_SUPPORT_SIMULATED_KUBELET_H_
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/fake_api_server.h"
+
+namespace gpua::testing {
+
+class SimulatedKubelet {
+ public:
+  SimulatedKubelet(SimulatedCloud& cloud, std::vector<NodeGroupConfig> groups,
+                   FakeApiServer& server, Clock& clock)
+      : cloud_(cloud), groups_(std::move(groups)), server_(server), clock_(clock) {}
+
+  // Instances of these groups never register (a node that cannot join).
+  void NeverRegister(const std::string& group) { broken_.insert(group); }
+
+  // Brings the Nodes in line with the cloud; returns the nodes' names and the
+  // resourceVersions written, to wait for an informer to see them.
+  std::map<std::string, std::string> Sync();
+
+  static std::string NodeName(const std::string& provider_id);
+
+ private:
+  nlohmann::json NodeFor(const NodeGroupConfig& g, const Instance& i, bool gpus_ready) const;
+
+  SimulatedCloud& cloud_;
+  const std::vector<NodeGroupConfig> groups_;
+  FakeApiServer& server_;
+  Clock& clock_;
+  std::set<std::string> broken_;
+  std::map<std::string, std::string> registered_at_;  // node -> creationTimestamp
+  std::map<std::string, std::string> written_;        // node -> the last object written
+};
+
+}  // namespace gpua::testing
+
+#endif  // GPUA_TESTS_SUPPORT_SIMULATED_KUBELET_H_
