@@ -35,6 +35,9 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
   for (PodClass& c : classes) {
     if (c.pod->gang.has_value()) continue;  // all or nothing: see PlanGangs
     for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
+      // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
+      // (nobody reads why an existing node did not take a pod).
+      if (CopiesThatFit(c.request, snapshot.node(n).free, 1) == 0) continue;
       const NodeProps& props = *snapshot.node(n).props;
       if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
       std::optional<std::string> ignored;

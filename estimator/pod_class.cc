@@ -8,22 +8,28 @@
 namespace gpua {
 namespace {
 
-// Anti-affinity of any pod (placed or pending) that selects `pod` makes placement depend on
-// where that pod is, so `pod` cannot be placed by resources alone.
-bool SomeoneRepels(const PodSpec& pod, const ClusterSnapshot& snapshot,
-                   const std::vector<PodClass>& classes) {
-  const auto repels = [&](const PodSpec& other) {
-    for (const PodAffinityTerm& t : other.anti_affinity) {
-      if (other.TermSelects(t, pod)) return true;
-    }
-    return false;
-  };
+// The pods (placed or pending) with anti-affinity terms: few or none in most clusters, so
+// finding them once beats asking every placed pod about every class.
+std::vector<const PodSpec*> PodsWithAntiAffinity(const ClusterSnapshot& snapshot,
+                                                 const std::vector<PodClass>& classes) {
+  std::vector<const PodSpec*> out;
   for (const PodClass& c : classes) {
-    if (repels(*c.pod)) return true;
+    if (!c.pod->anti_affinity.empty()) out.push_back(c.pod);
   }
   for (const SimNode& n : snapshot.nodes()) {
     for (const PodSpec* p : n.pods) {
-      if (repels(*p)) return true;
+      if (!p->anti_affinity.empty()) out.push_back(p);
+    }
+  }
+  return out;
+}
+
+// Anti-affinity of any pod that selects `pod` makes placement depend on where that pod is,
+// so `pod` cannot be placed by resources alone.
+bool SomeoneRepels(const PodSpec& pod, const std::vector<const PodSpec*>& repellers) {
+  for (const PodSpec* other : repellers) {
+    for (const PodAffinityTerm& t : other->anti_affinity) {
+      if (other->TermSelects(t, pod)) return true;
     }
   }
   return false;
@@ -50,8 +56,9 @@ std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterS
     }
     classes[it->second].members.push_back(static_cast<int>(i));
   }
+  const std::vector<const PodSpec*> repellers = PodsWithAntiAffinity(snapshot, classes);
   for (PodClass& c : classes) {
-    c.isolated = IsolatedFromOtherPods(*c.pod) && !SomeoneRepels(*c.pod, snapshot, classes);
+    c.isolated = IsolatedFromOtherPods(*c.pod) && !SomeoneRepels(*c.pod, repellers);
   }
   return classes;
 }
