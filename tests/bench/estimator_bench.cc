@@ -10,19 +10,16 @@
 //   Growth   microseconds per pod at 1k, 10k and 100k pods of a fixed set of shapes; flat or
 //            falling means no faster than linear.
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "estimator/estimate.h"
+#include "tests/bench/own_process.h"
 #include "tests/unit/estimator/test_util.h"
 
 namespace gpua {
@@ -40,24 +37,7 @@ PodSpec MakePod(const std::string& name, ResourceList requests, const std::strin
   return p;
 }
 
-double PeakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;
-}
-
 constexpr char kPeakRssFlag[] = "--peak-rss-of-b-gpu";
-
-// Runs this program again with kPeakRssFlag and reads the peak RSS it prints; -1 if it fails.
-double PeakRssOfBGpuInItsOwnProcess() {
-  char self[4096] = {};
-  if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) return -1;
-  FILE* child = popen((std::string("'") + self + "' " + kPeakRssFlag).c_str(), "r");
-  if (child == nullptr) return -1;
-  double mib = -1;
-  if (std::fscanf(child, "%lf", &mib) != 1) mib = -1;
-  return pclose(child) == 0 ? mib : -1;
-}
 
 ScaleUpPlan RunEstimate(const std::vector<PodSpec>& pods, const std::vector<NodeGroupSpec>& groups,
                         int max_new_nodes) {
@@ -156,7 +136,7 @@ void BM_B_GPU(benchmark::State& state) {
   }
   state.counters["plan_nodes"] = nodes;
   state.counters["unschedulable_pods"] = static_cast<double>(unschedulable);
-  state.counters["peak_rss_MiB"] = PeakRssOfBGpuInItsOwnProcess();
+  state.counters["peak_rss_MiB"] = bench::PeakRssInOwnProcess(kPeakRssFlag);
 }
 BENCHMARK(BM_B_GPU)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
@@ -232,22 +212,18 @@ void BM_Growth(benchmark::State& state) {
 }
 BENCHMARK(BM_Growth)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
-// What B-GPU needs at its peak, alone in this process: the workload and one plan.
-int PrintPeakRssOfBGpu() {
+// What B-GPU needs at its peak, alone in a process: the workload and one plan.
+void PlanBGpuOnce() {
   GpuWorkload w = MakeGpuWorkload(20'000, 300);
   ScaleUpPlan plan = RunEstimate(w.pods, w.groups, 100'000);
   benchmark::DoNotOptimize(plan);
-  std::printf("%.1f\n", PeakRssMiB());
-  return 0;
 }
 
 }  // namespace
 }  // namespace gpua
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::strcmp(argv[1], gpua::kPeakRssFlag) == 0) {
-    return gpua::PrintPeakRssOfBGpu();
-  }
+  if (gpua::bench::RanForPeakRss(argc, argv, gpua::kPeakRssFlag, gpua::PlanBGpuOnce)) return 0;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

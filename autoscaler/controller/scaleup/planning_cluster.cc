@@ -119,7 +119,7 @@ std::string LeftOutReason(const GroupState& g) {
 }  // namespace
 
 bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
-  static constexpr absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
+  static const absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
                                                 "node.kubernetes.io/unreachable",
                                                 "node.kubernetes.io/network-unavailable",
                                                 "node.cloudprovider.kubernetes.io/uninitialized",

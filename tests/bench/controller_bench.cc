@@ -1,0 +1,206 @@
+// One controller loop on a large cluster (the controller issue's performance target):
+// 5,000 nodes in 40 groups (30 of them GPU pools), 150,000 running pods, 2,000 unschedulable
+// pods of several shapes. RunOnce reads the view and the simulated cloud, builds the cluster
+// state, plans with the estimator and asks the groups for nodes (a fresh cloud each
+// iteration, so every loop has the same work). Prints the median and the loop's peak RSS,
+// measured in a process of its own. Targets: median under 1 s on one core, RSS under 2 GiB.
+#include <benchmark/benchmark.h>
+
+#include "absl/strings/str_cat.h"
+#include "autoscaler/controller/controller.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/bench/own_process.h"
+
+namespace gpua {
+namespace {
+
+constexpr int kGroups = 40;
+constexpr int kGpuGroups = 30;
+constexpr int kNodesPerGroup = 125;
+constexpr int kPodsPerNode = 30;
+constexpr int kPending = 2'000;
+
+Quantity Q(const std::string& s) { return *Quantity::Parse(s); }
+
+class StaticSource : public ClusterSource {
+ public:
+  ClusterView View() const override {
+    ClusterView view;
+    view.nodes = nodes;
+    for (const PodPtr& p : pods) view.AddPod(p);
+    return view;
+  }
+  bool Synced() const override { return true; }
+  std::vector<NodePtr> nodes;
+  std::vector<PodPtr> pods;
+};
+
+class NullWriter : public KubeWriter {
+ public:
+  absl::Status AddTaint(const std::string&, const Taint&) override { return absl::OkStatus(); }
+  absl::Status RemoveTaint(const std::string&, const std::string&) override { return absl::OkStatus(); }
+  absl::Status SetUnschedulable(const std::string&, bool) override { return absl::OkStatus(); }
+  absl::Status Annotate(const std::string&, const std::string&, std::optional<std::string>) override {
+    return absl::OkStatus();
+  }
+  absl::Status Label(const std::string&, const std::string&, std::optional<std::string>) override {
+    return absl::OkStatus();
+  }
+  absl::Status DeleteNode(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<EvictionResult> Evict(const std::string&, const std::string&) override {
+    return EvictionResult::kEvicted;
+  }
+  absl::Status RecordEvent(const EventRecord&) override {
+    ++events;
+    return absl::OkStatus();
+  }
+  absl::Status WriteConfigMap(const std::string&, const std::string&,
+                              const std::map<std::string, std::string>&,
+                              const std::map<std::string, std::string>&) override {
+    return absl::OkStatus();
+  }
+  int events = 0;
+};
+
+NodeGroupConfig GroupConfig(int g) {
+  NodeGroupConfig c;
+  c.spec.id = absl::StrCat(g < kGpuGroups ? "gpu-" : "cpu-", g);
+  c.spec.max_size = 2 * kNodesPerGroup;
+  c.spec.target_size = kNodesPerGroup;
+  c.spec.price_per_hour = g < kGpuGroups ? 30.0 + g : 1.0 + g * 0.1;
+  NodeTemplate& t = c.spec.node_template;
+  t.labels = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", g % 3)}, {"pool", c.spec.id}};
+  t.allocatable = {{"cpu", Q("96")}, {"memory", Q("768Gi")}, {"pods", Q("110")}};
+  if (g < kGpuGroups) {
+    t.labels["nvidia.com/gpu.product"] = g % 2 ? "NVIDIA-H100-80GB-HBM3" : "NVIDIA-A100-SXM4-80GB";
+    t.labels["nvidia.com/gpu.count"] = "8";
+    t.allocatable.Set("nvidia.com/gpu", Q("8"));
+    t.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
+  }
+  return c;
+}
+
+std::shared_ptr<PodObject> Pod(const std::string& name, const std::string& owner,
+                              ResourceList requests) {
+  auto p = std::make_shared<PodObject>();
+  p->spec.namespace_name = "ml";
+  p->spec.name = name;
+  p->spec.uid = "uid-" + name;
+  p->spec.owner = OwnerReference{"ReplicaSet", owner, owner + "-uid", true};
+  p->spec.labels = {{"app", owner}};
+  p->spec.requests = std::move(requests);
+  p->spec.tolerations = {{"nvidia.com/gpu", Toleration::Op::kExists, "", TaintEffect::kNoSchedule}};
+  p->phase = "Running";
+  return p;
+}
+
+struct Cluster {
+  std::vector<NodeGroupConfig> groups;
+  StaticSource source;
+};
+
+Cluster MakeCluster() {
+  Cluster c;
+  for (int g = 0; g < kGroups; ++g) c.groups.push_back(GroupConfig(g));
+  for (const NodeGroupConfig& g : c.groups) {
+    for (int i = 0; i < kNodesPerGroup; ++i) {
+      auto n = std::make_shared<NodeObject>();
+      n->node.name = absl::StrCat(g.spec.id, "-", i);
+      n->node.labels = g.spec.node_template.labels;
+      n->node.labels["kubernetes.io/hostname"] = n->node.name;
+      n->node.taints = g.spec.node_template.taints;
+      n->node.allocatable = g.spec.node_template.allocatable;
+      n->provider_id = absl::StrCat("sim://", g.spec.id, "/", i);
+      n->ready = true;
+      n->created = absl::FromUnixSeconds(1'700'000'000);
+      const bool gpu = g.spec.node_template.allocatable.Has("nvidia.com/gpu");
+      for (int p = 0; p < kPodsPerNode; ++p) {
+        ResourceList r{{"cpu", Q("2")}, {"memory", Q("16Gi")}};
+        if (gpu && p < 8) r.Set("nvidia.com/gpu", Q("1"));
+        auto pod = Pod(absl::StrCat(n->node.name, "-", p), absl::StrCat("run-", p % 20), r);
+        pod->spec.node_name = n->node.name;
+        c.source.pods.push_back(std::move(pod));
+      }
+      c.source.nodes.push_back(std::move(n));
+    }
+  }
+  for (int i = 0; i < kPending; ++i) {
+    const int shape = i % 5;  // 0: cpu only, else 1, 2, 4, 8 GPUs
+    ResourceList r{{"cpu", Q(absl::StrCat(1 + i % 7))}, {"memory", Q(absl::StrCat(4 + i % 9, "Gi"))}};
+    if (shape > 0) r.Set("nvidia.com/gpu", Quantity::FromUnits(1 << (shape - 1)));
+    auto pod = Pod(absl::StrCat("pending-", i), absl::StrCat("job-", i % 50), r);
+    pod->phase = "Pending";
+    pod->unschedulable = true;
+    if (i % 3 == 0) pod->spec.node_selector = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", i % 3)}};
+    c.source.pods.push_back(std::move(pod));
+  }
+  return c;
+}
+
+// 5,000 nodes of 96 cores pass cluster-autoscaler's default --cores-total of 320,000.
+ControllerOptions Options() {
+  ControllerOptions o;
+  o.limits.cores.max = 10'000'000;
+  return o;
+}
+
+// One loop on a fresh cloud; the report's figures.
+LoopReport RunOnceOn(Cluster& c, RealClock& clock, NullWriter& writer) {
+  ManualClock cloud_clock;
+  SimulatedCloud cloud(c.groups, cloud_clock);
+  MemoryLogSink log;
+  Controller controller(c.source, cloud, writer, clock, log, nullptr, Options());
+  return controller.RunOnce(clock.Now());
+}
+
+void BM_RunOnce(benchmark::State& state) {
+  Cluster c = MakeCluster();
+  RealClock clock;
+  NullWriter writer;
+  int nodes_added = 0, fit = 0, without = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ManualClock cloud_clock;
+    auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
+    MemoryLogSink log;
+    auto controller = std::make_unique<Controller>(c.source, *cloud, writer, clock, log, nullptr, Options());
+    state.ResumeTiming();
+    LoopReport r = controller->RunOnce(clock.Now());
+    state.PauseTiming();
+    if (!r.skipped.empty()) state.SkipWithError(r.skipped.c_str());
+    nodes_added = r.nodes_added();
+    fit = r.fit_existing;
+    without = r.without_scale_up;
+    controller.reset();
+    cloud.reset();
+    state.ResumeTiming();
+  }
+  state.counters["nodes"] = static_cast<double>(c.source.nodes.size());
+  state.counters["running_pods"] = static_cast<double>(c.source.pods.size() - kPending);
+  state.counters["nodes_added"] = nodes_added;
+  state.counters["pods_fit_existing"] = fit;
+  state.counters["pods_without_scale_up"] = without;
+  state.counters["peak_rss_MiB"] = bench::PeakRssInOwnProcess("--peak-rss-of-run-once");
+}
+BENCHMARK(BM_RunOnce)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+
+void RunOnceForPeakRss() {
+  Cluster c = MakeCluster();
+  RealClock clock;
+  NullWriter writer;
+  benchmark::DoNotOptimize(RunOnceOn(c, clock, writer));
+}
+
+}  // namespace
+}  // namespace gpua
+
+int main(int argc, char** argv) {
+  if (gpua::bench::RanForPeakRss(argc, argv, "--peak-rss-of-run-once", gpua::RunOnceForPeakRss)) {
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
