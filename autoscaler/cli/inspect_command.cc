@@ -15,6 +15,7 @@
 #include "base/status_macros.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_resource.h"
+#include "kubeobjects/documents.h"
 
 namespace gpua {
 namespace {
@@ -27,6 +28,8 @@ struct InspectFlags {
   absl::Duration sync_timeout = absl::Seconds(30);
   double qps = 20;
   int64_t burst = 30;
+  std::string status_namespace = "kube-system";
+  std::string status_name = "cluster-autoscaler-status";
 };
 
 nlohmann::json ToJson(const ResourceList& list) {
@@ -90,6 +93,62 @@ void PrintTable(const nlohmann::json& report, std::ostream& out) {
   }
 }
 
+// The node groups as the controller's last loop judged them (its status ConfigMap).
+void PrintStatus(const nlohmann::json& report, std::ostream& out) {
+  if (!report.contains("autoscaler_status")) {
+    out << "\nno autoscaler status: " << report.value("autoscaler_status_error", "") << "\n";
+    return;
+  }
+  const nlohmann::json& s = report["autoscaler_status"];
+  out << "\nautoscaler status at " << s.value("time", "?") << ": "
+      << s["clusterWide"]["health"].value("status", "?");
+  if (s.contains("message")) out << " (" << s["message"].get<std::string>() << ")";
+  out << "\n"
+      << absl::StrFormat("%-20s %-10s %7s %6s %12s %8s %13s %-10s\n", "NODE GROUP", "HEALTH",
+                         "TARGET", "READY", "NOT STARTED", "UNREADY", "UNREGISTERED", "SCALE-UP");
+  for (const nlohmann::json& g : s.value("nodeGroups", nlohmann::json::array())) {
+    const nlohmann::json& c = g["health"]["nodeCounts"];
+    out << absl::StrFormat(
+        "%-20s %-10s %7d %6d %12d %8d %13d %-10s\n", g.value("name", "?"),
+        g["health"].value("status", "?"), g["health"].value("cloudProviderTarget", 0),
+        c["registered"].value("ready", 0), c["registered"].value("notStarted", 0),
+        c["registered"]["unready"].value("total", 0), c.value("unregistered", 0),
+        g["scaleUp"].value("status", "?"));
+    if (g["scaleUp"].contains("backoffInfo")) {
+      out << "    backed off: " << g["scaleUp"]["backoffInfo"].value("errorCode", "") << ": "
+          << g["scaleUp"]["backoffInfo"].value("errorMessage", "") << "\n";
+    }
+  }
+}
+
+// Reads the controller's status ConfigMap into the report (or why it could not).
+void AddStatus(kube::ApiClient& client, const InspectFlags& f, nlohmann::json& report) {
+  const std::string what = absl::StrCat("ConfigMap ", f.status_namespace, "/", f.status_name);
+  absl::StatusOr<kube::HttpResponse> res = client.Request(
+      "GET",
+      absl::StrCat("/api/v1/namespaces/", f.status_namespace, "/configmaps/", f.status_name));
+  if (!res.ok() || res->status != 200) {
+    report["autoscaler_status_error"] =
+        !res.ok() ? std::string(res.status().message())
+                  : absl::StrCat(what, res->status == 404 ? " not found"
+                                                          : absl::StrCat(": HTTP ", res->status));
+    return;
+  }
+  const nlohmann::json cm = nlohmann::json::parse(res->body, nullptr, false);
+  const std::string text = cm.is_object() && cm.contains("data") && cm["data"].contains("status") &&
+                                   cm["data"]["status"].is_string()
+                               ? cm["data"]["status"].get<std::string>()
+                               : "";
+  absl::StatusOr<nlohmann::json> status = YamlToJson(text, absl::StrCat(what, " key status"));
+  if (status.ok() && status->is_object()) {
+    report["autoscaler_status"] = *std::move(status);
+  } else {
+    report["autoscaler_status_error"] = status.ok()
+                                            ? absl::StrCat(what, ": key status is not a status")
+                                            : std::string(status.status().message());
+  }
+}
+
 // The cluster as inspect reads it: nodes and pods only (a user allowed to list just those can
 // run it), with each change printed while `watching`.
 struct Connection {
@@ -145,6 +204,9 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
   flags.AddDuration("sync-timeout", &f.sync_timeout, "how long the first lists may take");
   flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
   flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
+  flags.AddString("namespace", &f.status_namespace,
+                  "namespace of the controller's status ConfigMap");
+  flags.AddString("status-config-map-name", &f.status_name, "the controller's status ConfigMap");
   if (auto exit = ParseFlagsOrExit(flags, args, "Usage: gpu-autoscaler inspect [flags]", io)) {
     return *exit;
   }
@@ -172,13 +234,15 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
            << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;
   }
-  const nlohmann::json report = Report(cluster->watch->View());
+  nlohmann::json report = Report(cluster->watch->View());
+  AddStatus(*cluster->client, f, report);
   {
     absl::MutexLock lock(&out_mu);
     if (f.output == "json") {
       io.out << report.dump(2) << "\n";
     } else {
       PrintTable(report, io.out);
+      PrintStatus(report, io.out);
     }
   }
   if (f.watch > absl::ZeroDuration()) {

@@ -88,6 +88,36 @@ TEST_CASE("inspect prints nodes with GPU capacity and use, and the unschedulable
                               table, err2) == 0);
   CHECK_THAT(table.str(),
              Catch::Contains("gpus not advertised") && Catch::Contains("1 unschedulable pod(s)"));
+  CHECK(report["autoscaler_status_error"] ==
+        "ConfigMap kube-system/cluster-autoscaler-status not found");
+}
+
+TEST_CASE("inspect shows the node groups as the controller's status ConfigMap has them",
+          "[kube][inspect]") {
+  FakeApiServer server;
+  Populate(server);
+  server.Upsert(
+      "configmaps",
+      {{"metadata", {{"name", "cluster-autoscaler-status"}, {"namespace", "kube-system"}}},
+       {"data",
+        {{"status",
+          "time: \"2026-12-01 10:00:00.000000000 +0000 UTC\"\n"
+          "autoscalerStatus: \"Running\"\n"
+          "clusterWide:\n  health:\n    status: \"Healthy\"\n"
+          "nodeGroups:\n"
+          "- name: \"h100-spot\"\n"
+          "  health:\n    status: \"Healthy\"\n    cloudProviderTarget: 0\n"
+          "    nodeCounts:\n      registered: {ready: 0, notStarted: 0, unready: {total: 0}}\n"
+          "      unregistered: 0\n"
+          "  scaleUp:\n    status: \"Backoff\"\n"
+          "    backoffInfo: {errorCode: \"OutOfCapacity\", errorMessage: \"no p5\"}\n"}}}});
+  std::ostringstream table, err;
+  REQUIRE(testing::RunCommand(RunInspectCommand,
+                              {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-status")},
+                              table, err) == 0);
+  CHECK_THAT(table.str(), Catch::Contains("autoscaler status at 2026-12-01 10:00:00"));
+  CHECK_THAT(table.str(), Catch::Contains("h100-spot") && Catch::Contains("Backoff") &&
+                              Catch::Contains("backed off: OutOfCapacity: no p5"));
 }
 
 TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]") {
