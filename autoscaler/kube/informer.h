@@ -108,6 +108,7 @@ class Informer : public ReflectorStore {
   void Add(const JsonReader& o) override { Put(o); }
   void Update(const JsonReader& o) override { Put(o); }
   void Remove(const JsonReader& o) override {
+    reported_.erase(KeyOf(o));
     Ptr before;
     {
       absl::MutexLock lock(&mu_);
@@ -143,12 +144,19 @@ class Informer : public ReflectorStore {
   };
   using Bucket = absl::btree_set<const Entry*, ByKey>;
 
+  // An object that cannot be read is reported once, not at every update or relist, until
+  // it reads, or fails differently, or goes.
   Ptr DecodeOne(const JsonReader& o) {
     absl::StatusOr<T> decoded = decode_(o);
     if (!decoded.ok()) {
-      log_.Warning(decoded.status().message());
+      std::string& said = reported_[KeyOf(o)];
+      if (said != decoded.status().message()) {
+        said = std::string(decoded.status().message());
+        log_.Warning(said);
+      }
       return nullptr;
     }
+    reported_.erase(KeyOf(o));
     return std::make_shared<const T>(*std::move(decoded));
   }
 
@@ -195,8 +203,10 @@ class Informer : public ReflectorStore {
   const Handlers handlers_;
   LogSink& log_;
   std::map<std::string, IndexFn> index_fns_;
-  // What the list under way has decoded (the reflector's thread only).
+  // What the list under way has decoded, and what was said of objects that cannot be read
+  // (the reflector's thread only).
   std::map<std::string, Ptr> listing_;
+  std::map<std::string, std::string> reported_;
   mutable absl::Mutex mu_;
   std::map<std::string, Ptr> objects_ ABSL_GUARDED_BY(mu_);
   // index -> value -> entries

@@ -100,6 +100,12 @@ TEST_CASE("a node that cannot be read is reported by name and field, the rest ar
   CHECK(good->provider_id == "sim://gpu/0");
   CHECK(good->node.allocatable.Get("nvidia.com/gpu") == Quantity::FromUnits(1));
   CHECK(log.Contains("Node bad: spec.unschedulable"));
+  // Said once: the same broken node written again is not reported again.
+  server.Upsert("nodes", {{"metadata", {{"name", "bad"}, {"labels", {{"x", "1"}}}}},
+                          {"spec", {{"unschedulable", "yes please"}}}});
+  server.Upsert("nodes", {{"metadata", {{"name", "marker"}}}});
+  REQUIRE(Eventually([&] { return nodes.Get("marker") != nullptr; }));
+  CHECK(log.lines().size() == 1);
 }
 
 TEST_CASE("budgets and DaemonSets are cached typed: who a budget covers, what a node runs",
