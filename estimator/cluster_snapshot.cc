@@ -35,9 +35,15 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
       SubtractFrom(sim.free, PodRequest(pod));
       sim.ports.insert(sim.ports.end(), pod.host_ports.begin(), pod.host_ports.end());
       sim.pods.push_back(&pod);
+      NotePlaced(nodes_.size(), &pod);
     }
     nodes_.push_back(std::move(sim));
   }
+}
+
+void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies) {
+  if (pod->anti_affinity.empty()) return;
+  for (int64_t i = 0; i < copies; ++i) anti_affinity_.push_back({node, pod});
 }
 
 ResourceVector ClusterSnapshot::PodRequest(const PodSpec& pod) {
@@ -59,12 +65,14 @@ size_t ClusterSnapshot::AddNodeFromTemplate(const std::string& name,
   sim.allocatable = allocatable;
   sim.free = allocatable;
   SubtractFrom(sim.free, daemonset_requests);
+  Change change;
+  change.anti_affinity_before = anti_affinity_.size();
   for (const PodSpec* pod : daemonset_pods) {
     sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
     sim.pods.push_back(pod);
+    NotePlaced(nodes_.size(), pod);
   }
   nodes_.push_back(std::move(sim));
-  Change change;
   change.kind = Change::Kind::kAddNode;
   change.node = nodes_.size() - 1;
   journal_.push_back(std::move(change));
@@ -81,6 +89,8 @@ void ClusterSnapshot::AddPods(size_t index, const PodSpec* pod, const ResourceVe
   }
   n.pods.insert(n.pods.end(), static_cast<size_t>(copies), pod);
   Change change;
+  change.anti_affinity_before = anti_affinity_.size();
+  NotePlaced(index, pod, copies);
   change.kind = Change::Kind::kAddPods;
   change.node = index;
   change.copies = copies;
@@ -104,6 +114,7 @@ void ClusterSnapshot::Revert() {
       n.ports.resize(c.ports_before);
       n.pods.resize(n.pods.size() - static_cast<size_t>(c.copies));
     }
+    anti_affinity_.resize(c.anti_affinity_before);
     journal_.pop_back();
   }
 }

@@ -67,20 +67,31 @@ class ClusterSnapshot {
   void Revert();  // undoes everything since the matching Fork
   void Commit();  // keeps it, and drops the matching mark
 
+  // The pods with anti-affinity terms and their nodes: few or none in most clusters, so a
+  // check of what placed pods reject need not look at every pod.
+  struct PlacedPod {
+    size_t node;
+    const PodSpec* pod;
+  };
+  const std::vector<PlacedPod>& pods_with_anti_affinity() const { return anti_affinity_; }
+
  private:
   struct Change {
     enum class Kind { kAddNode, kAddPods } kind = Kind::kAddNode;
     size_t node = 0;
     int64_t copies = 0;
     size_t ports_before = 0;
+    size_t anti_affinity_before = 0;
     ResourceVector request;
   };
+  void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
 
   ResourceCatalog catalog_;
   std::vector<Node> source_;  // owns the existing nodes' pods
   std::vector<SimNode> nodes_;
   std::vector<Change> journal_;
   std::vector<size_t> marks_;
+  std::vector<PlacedPod> anti_affinity_;
 };
 
 }  // namespace gpua

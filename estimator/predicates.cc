@@ -115,14 +115,13 @@ std::optional<std::string> CheckAffinity(const PodSpec& pod, const ClusterSnapsh
 // Pods already placed whose anti-affinity rejects this pod in their domain.
 bool ViolatesExistingAntiAffinity(const PodSpec& pod, const ClusterSnapshot& snapshot,
                                   const SimNode& candidate) {
-  for (const SimNode& n : snapshot.nodes()) {
-    for (const PodSpec* p : n.pods) {
-      for (const PodAffinityTerm& term : p->anti_affinity) {
-        if (!p->TermSelects(term, pod)) continue;
-        const auto theirs = n.TopologyValue(term.topology_key);
-        if (theirs.has_value() && theirs == candidate.TopologyValue(term.topology_key)) {
-          return true;
-        }
+  for (const ClusterSnapshot::PlacedPod& placed : snapshot.pods_with_anti_affinity()) {
+    const PodSpec* p = placed.pod;
+    for (const PodAffinityTerm& term : p->anti_affinity) {
+      if (!p->TermSelects(term, pod)) continue;
+      const auto theirs = snapshot.node(placed.node).TopologyValue(term.topology_key);
+      if (theirs.has_value() && theirs == candidate.TopologyValue(term.topology_key)) {
+        return true;
       }
     }
   }
