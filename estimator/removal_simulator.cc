@@ -1,0 +1,60 @@
+#include "estimator/removal_simulator.h"
+
+#include "absl/strings/str_cat.h"
+#include "estimator/predicates.h"
+
+namespace gpua {
+
+RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy)
+    : snapshot_(snapshot),
+      policy_(std::move(policy)),
+      excluded_(snapshot.size(), false),
+      received_(snapshot.size()) {}
+
+void RemovalSimulator::Exclude(size_t node) {
+  if (node < excluded_.size()) excluded_[node] = true;
+}
+
+int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
+                               std::string* why_not) {
+  for (size_t n = 0; n < snapshot_.size(); ++n) {
+    if (n == leaving || excluded_[n]) continue;
+    const SimNode& node = snapshot_.node(n);
+    // Most nodes are too full: the cheap test first, the scheduler's checks after.
+    if (CopiesThatFit(request, node.free, 1) == 0) continue;
+    std::optional<std::string> reason = CheckFit(pod, request, snapshot_, n);
+    if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);
+    if (!reason) return static_cast<int>(n);
+    if (why_not->empty()) *why_not = absl::StrCat(*reason, " on node ", node.name);
+  }
+  return -1;
+}
+
+bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods,
+                                 std::string* why_not) {
+  std::vector<const PodSpec*> pods = own_pods;
+  if (index < received_.size())
+    pods.insert(pods.end(), received_[index].begin(), received_[index].end());
+  std::vector<std::pair<size_t, const PodSpec*>> placed;
+  snapshot_.Fork();
+  for (const PodSpec* pod : pods) {
+    const ResourceVector request = snapshot_.PodRequest(*pod);
+    std::string closest;
+    const int home = FindHome(*pod, request, index, &closest);
+    if (home < 0) {
+      snapshot_.Revert();
+      *why_not = absl::StrCat("pod ", pod->Key(), " fits no other node",
+                              closest.empty() ? "" : absl::StrCat(" (", closest, ")"));
+      return false;
+    }
+    snapshot_.AddPods(static_cast<size_t>(home), pod, request);
+    placed.emplace_back(static_cast<size_t>(home), pod);
+  }
+  snapshot_.Commit();
+  for (const auto& [home, pod] : placed) received_[home].push_back(pod);
+  if (index < received_.size()) received_[index].clear();
+  Exclude(index);
+  return true;
+}
+
+}  // namespace gpua

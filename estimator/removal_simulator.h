@@ -1,0 +1,41 @@
+// Whether the pods of a node can go elsewhere, as kube-scheduler would place them, before
+// the node is removed. Removals the caller keeps are kept in the snapshot: the moved pods
+// stay where they were placed and the removed node takes no more, so two removals never
+// count on the same room; and a node that took pods moves them on again if it goes too.
+#ifndef GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
+#define GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "estimator/cluster_snapshot.h"
+#include "estimator/gpu/gpu_predicates.h"
+
+namespace gpua {
+
+class RemovalSimulator {
+ public:
+  explicit RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy = {});
+
+  // A node that takes no pods: one being removed, cordoned, or not ready.
+  void Exclude(size_t node);
+  // Moves `pods` (and whatever earlier removals placed there) off node `index` onto the
+  // other nodes. When all fit, keeps the placements,
+  // excludes the node and returns true; otherwise changes nothing and says in `why_not`
+  // which pod fits nowhere and why not on the first other node with room for its requests.
+  bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not);
+
+ private:
+  // The first node that takes `pod`, or -1.
+  int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
+               std::string* why_not);
+
+  ClusterSnapshot& snapshot_;
+  const GpuPolicy policy_;
+  std::vector<bool> excluded_;
+  std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
