@@ -284,6 +284,11 @@ void DecodeDrainFacts(const JsonReader& obj, PodObject& out) {
   const absl::string_view created = meta.Field("creationTimestamp").StringView().value_or("");
   if (!ParseApiTime(created, &out.created)) out.created = absl::InfinitePast();
   out.terminating = !meta.Field("deletionTimestamp").IsNull();
+  const JsonReader grace = obj.Field("spec").Field("terminationGracePeriodSeconds");
+  if (!grace.IsNull()) {
+    absl::StatusOr<int64_t> seconds = grace.Int();
+    if (seconds.ok() && *seconds >= 0) out.termination_grace = absl::Seconds(*seconds);
+  }
   const JsonReader annotations = meta.Field("annotations");
   out.mirror = !annotations.Field("kubernetes.io/config.mirror").IsNull();
   const absl::string_view safe =
@@ -297,7 +302,11 @@ void DecodeDrainFacts(const JsonReader& obj, PodObject& out) {
       ',', absl::SkipWhitespace());
   const absl::Status unused =
       obj.Field("spec").Field("volumes").ForEach([&](const JsonReader& v) -> absl::Status {
-        if (v.Field("emptyDir").IsNull() && v.Field("hostPath").IsNull()) return absl::OkStatus();
+        // An emptyDir in memory is gone with the pod wherever it runs: not local storage.
+        const JsonReader empty_dir = v.Field("emptyDir");
+        const bool on_disk =
+            !empty_dir.IsNull() && empty_dir.Field("medium").StringView().value_or("") != "Memory";
+        if (!on_disk && v.Field("hostPath").IsNull()) return absl::OkStatus();
         const absl::string_view name = v.Field("name").StringView().value_or("");
         if (std::find(safe_volumes.begin(), safe_volumes.end(), name) == safe_volumes.end()) {
           out.local_storage = true;

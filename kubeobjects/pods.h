@@ -36,8 +36,12 @@ struct PodObject {
   bool mirror = false;  // a static pod's mirror (kubernetes.io/config.mirror): not evictable
   // cluster-autoscaler.kubernetes.io/safe-to-evict: true, false, or not said.
   std::optional<bool> safe_to_evict;
-  // An emptyDir or hostPath volume not named in the safe-to-evict-local-volumes annotation.
+  // An emptyDir on disk (not medium: Memory) or hostPath volume not named in the
+  // safe-to-evict-local-volumes annotation.
   bool local_storage = false;
+  // spec.terminationGracePeriodSeconds; unset: the API server's default (30 s).
+  std::optional<absl::Duration> termination_grace;
+  bool daemonset() const { return spec.owner.has_value() && spec.owner->kind == "DaemonSet"; }
   // cluster-autoscaler.kubernetes.io/pod-scale-up-delay: how old the pod must be before it
   // can trigger a scale-up; unset when not given. A value that is not a duration is kept
   // as an error (naming the pod and the annotation) and the default delay applies.

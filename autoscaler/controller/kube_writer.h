@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "estimator/taints.h"
 
 namespace gpua {
@@ -50,8 +51,11 @@ class KubeWriter {
                              std::optional<std::string> value) = 0;
   // A node already gone is not an error.
   virtual absl::Status DeleteNode(const std::string& node) = 0;
+  // Asks the Eviction API to evict the pod (PodDisruptionBudgets decide), with `grace` as
+  // its grace period when set (else its own terminationGracePeriodSeconds).
   virtual absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name,
-                                               const std::string& pod) = 0;
+                                               const std::string& pod,
+                                               std::optional<absl::Duration> grace) = 0;
   // Repeats of one event (same object, reason and message) raise its count instead of
   // adding Events, so a busy cluster is not flooded.
   virtual absl::Status RecordEvent(const EventRecord& event) = 0;

@@ -178,10 +178,14 @@ absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
 }
 
 absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace_name,
-                                                    const std::string& pod) {
-  const nlohmann::json eviction = {{"apiVersion", "policy/v1"},
-                                   {"kind", "Eviction"},
-                                   {"metadata", {{"name", pod}, {"namespace", namespace_name}}}};
+                                                    const std::string& pod,
+                                                    std::optional<absl::Duration> grace) {
+  nlohmann::json eviction = {{"apiVersion", "policy/v1"},
+                             {"kind", "Eviction"},
+                             {"metadata", {{"name", pod}, {"namespace", namespace_name}}}};
+  if (grace.has_value()) {
+    eviction["deleteOptions"] = {{"gracePeriodSeconds", absl::ToInt64Seconds(*grace)}};
+  }
   GPUA_ASSIGN_OR_RETURN(
       HttpResponse res,
       client_.Request(

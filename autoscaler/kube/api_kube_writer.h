@@ -33,8 +33,8 @@ class ApiKubeWriter : public KubeWriter {
   absl::Status Label(const std::string& node, const std::string& key,
                      std::optional<std::string> value) override;
   absl::Status DeleteNode(const std::string& node) override;
-  absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name,
-                                       const std::string& pod) override;
+  absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name, const std::string& pod,
+                                       std::optional<absl::Duration> grace) override;
   absl::Status RecordEvent(const EventRecord& event) override;
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,

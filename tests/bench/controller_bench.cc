@@ -47,7 +47,8 @@ class NullWriter : public KubeWriter {
     return absl::OkStatus();
   }
   absl::Status DeleteNode(const std::string&) override { return absl::OkStatus(); }
-  absl::StatusOr<EvictionResult> Evict(const std::string&, const std::string&) override {
+  absl::StatusOr<EvictionResult> Evict(const std::string&, const std::string&,
+                                       std::optional<absl::Duration>) override {
     return EvictionResult::kEvicted;
   }
   absl::Status RecordEvent(const EventRecord&) override {

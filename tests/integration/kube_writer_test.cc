@@ -86,14 +86,14 @@ TEST_CASE("evictions respect PodDisruptionBudgets", "[kube][writer]") {
                   {{"metadata", {{"name", "infer"}, {"namespace", "ml"}}},
                    {"spec", {{"selector", {{"matchLabels", {{"app", "infer"}}}}}}},
                    {"status", {{"disruptionsAllowed", 1}}}});
-  CHECK(*f.writer->Evict("ml", "infer-0") == EvictionResult::kEvicted);
-  CHECK(*f.writer->Evict("ml", "infer-1") == EvictionResult::kBlockedByBudget);
-  CHECK(*f.writer->Evict("ml", "infer-0") == EvictionResult::kGone);
+  CHECK(*f.writer->Evict("ml", "infer-0", std::nullopt) == EvictionResult::kEvicted);
+  CHECK(*f.writer->Evict("ml", "infer-1", std::nullopt) == EvictionResult::kBlockedByBudget);
+  CHECK(*f.writer->Evict("ml", "infer-0", std::nullopt) == EvictionResult::kGone);
   f.server.Upsert("poddisruptionbudgets",
                   {{"metadata", {{"name", "all"}, {"namespace", "ml"}}},
                    {"spec", {{"selector", {{"matchLabels", nlohmann::json::object()}}}}},
                    {"status", {{"disruptionsAllowed", 5}}}});
-  auto misconfigured = f.writer->Evict("ml", "infer-1");
+  auto misconfigured = f.writer->Evict("ml", "infer-1", std::nullopt);
   REQUIRE(!misconfigured.ok());
   CHECK_THAT(std::string(misconfigured.status().message()),
              Catch::Contains("more than one PodDisruptionBudget"));

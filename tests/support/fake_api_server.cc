@@ -397,8 +397,14 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     res.set_content(body.dump(), "application/json");
   };
   if (t.has_value() && method == "POST" && t->resource == "pods" && t->subresource == "eviction") {
+    const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+    std::optional<int64_t> grace;
+    if (body.is_object() && body.contains("deleteOptions") && body["deleteOptions"].is_object() &&
+        body["deleteOptions"].value("gracePeriodSeconds", nlohmann::json()).is_number_integer()) {
+      grace = body["deleteOptions"]["gracePeriodSeconds"].get<int64_t>();
+    }
     absl::MutexLock lock(&mu_);
-    return Evict(*t, res);
+    return Evict(*t, grace, res);
   }
   if (t.has_value() && t->subresource == "status" && HasStatus(t->resource) &&
       (method == "PUT" || method == "PATCH")) {
@@ -591,7 +597,7 @@ void FakeApiServer::Watch(const std::string& resource, const std::string& ns,
   });
 }
 
-void FakeApiServer::Evict(const Target& t, httplib::Response& res) {
+void FakeApiServer::Evict(const Target& t, std::optional<int64_t> grace, httplib::Response& res) {
   const auto answer = [&](int status, const std::string& message) {
     res.status = status;
     res.set_content(StatusObject(status, message).dump(), "application/json");
@@ -626,11 +632,30 @@ void FakeApiServer::Evict(const Target& t, httplib::Response& res) {
     }
     pdb["status"]["disruptionsAllowed"] = allowed - 1;
     pdb["metadata"]["resourceVersion"] = std::to_string(++rv_);
+    events_.push_back({rv_, "MODIFIED", pdb, "poddisruptionbudgets"});  // watchers see it spent
   }
+  // A pod with a grace period terminates: the API server marks it, and its kubelet deletes
+  // it once its containers have stopped (here, whoever plays the kubelet). One without is
+  // gone at once.
+  const nlohmann::json& spec = pod->second.contains("spec") && pod->second["spec"].is_object()
+                                   ? pod->second["spec"]
+                                   : nlohmann::json::object();
+  const int64_t seconds = grace.value_or(spec.value("terminationGracePeriodSeconds", int64_t{0}));
   nlohmann::json last = pod->second;
-  pods.erase(pod);
   last["metadata"]["resourceVersion"] = std::to_string(++rv_);
-  events_.push_back({rv_, "DELETED", last, "pods"});
+  if (seconds > 0 && !last["metadata"].contains("deletionTimestamp")) {
+    last["metadata"]["deletionTimestamp"] =
+        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+    last["metadata"]["deletionGracePeriodSeconds"] = seconds;
+    pod->second = last;
+    events_.push_back({rv_, "MODIFIED", last, "pods"});
+  } else if (seconds > 0) {
+    pod->second = last;
+    events_.push_back({rv_, "MODIFIED", last, "pods"});
+  } else {
+    pods.erase(pod);
+    events_.push_back({rv_, "DELETED", last, "pods"});
+  }
   changed_.SignalAll();
   res.status = 201;
   res.set_content(R"({"kind":"Status","apiVersion":"v1","status":"Success","code":201})",

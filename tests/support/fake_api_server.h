@@ -14,7 +14,10 @@
 //   field by its dotted path (metadata.name, spec.nodeName, status.phase);
 // - evictions (POST pods/<name>/eviction) consult the PodDisruptionBudgets whose matchLabels
 //   select the pod: none or one allowing a disruption evicts (201) and uses it up; one
-//   allowing none answers 429; more than one answers 500, as a real server does;
+//   allowing none answers 429; more than one answers 500, as a real server does. A pod with
+//   a grace period (its own terminationGracePeriodSeconds, or the eviction's
+//   deleteOptions.gracePeriodSeconds) is only marked terminating (deletionTimestamp), for
+//   whoever plays its kubelet to delete; one without is deleted at once;
 // - writes: POST (create; 409 AlreadyExists), GET of one object, PUT (update; 409 Conflict
 //   when metadata.resourceVersion is given and stale), PATCH as JSON merge patch or JSON
 //   patch (a failed "test" is 422), DELETE; for /api/v1 and /apis/<group>/<version> paths
@@ -107,7 +110,8 @@ class FakeApiServer {
   bool Injected(httplib::Response& res);
   void HandleGet(const httplib::Request& req, httplib::Response& res);
   void HandleWrite(const std::string& method, const httplib::Request& req, httplib::Response& res);
-  void Evict(const Target& t, httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Evict(const Target& t, std::optional<int64_t> grace, httplib::Response& res)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void List(const std::string& resource, const std::string& ns, const httplib::Request& req,
             httplib::Response& res);
   void Watch(const std::string& resource, const std::string& ns, const httplib::Request& req,

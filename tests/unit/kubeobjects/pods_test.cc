@@ -228,6 +228,15 @@ TEST_CASE("a cached pod keeps what draining its node needs", "[decode]") {
   CHECK_FALSE(host.safe_to_evict.has_value());
   CHECK_FALSE(host.terminating);
   CHECK(host.created == absl::InfinitePast());
+  CHECK_FALSE(host.termination_grace.has_value());
+
+  const PodObject memory = DecodePodObject(nlohmann::json::parse(R"({"metadata":{"name":"m",
+    "ownerReferences":[{"kind":"DaemonSet","name":"dcgm","uid":"u","controller":true}]},
+    "spec":{"containers":[{"name":"c"}],"terminationGracePeriodSeconds":45,
+    "volumes":[{"name":"shm","emptyDir":{"medium":"Memory"}}]}})"));
+  CHECK_FALSE(memory.local_storage);  // in memory: gone with the pod wherever it runs
+  CHECK(memory.termination_grace == absl::Seconds(45));
+  CHECK(memory.daemonset());
 }
 
 TEST_CASE("API times: whole seconds, fractions and offsets, not-times refused", "[decode]") {
