@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "kubeobjects/config_map.h"
 #include "kubeobjects/nodes.h"
@@ -30,6 +31,8 @@ struct ClusterView {
   std::vector<PodPtr> pods;                                            // every pod, bound or not
   absl::flat_hash_map<std::string, std::vector<PodPtr>> pods_by_node;  // bound pods only
   std::vector<PodPtr> unschedulable;  // PodScheduled=False/Unschedulable and not bound
+  // Nodes running a pod that could not be read: what runs there is not fully known.
+  absl::flat_hash_set<std::string> nodes_with_unreadable_pods;
   std::vector<PdbPtr> pdbs;
   std::vector<DaemonSetPtr> daemonsets;
   std::vector<WorkloadPtr> workloads;  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers

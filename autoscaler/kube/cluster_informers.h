@@ -37,6 +37,10 @@ inline void AddPodIndexes(Informer<PodObject>& pods) {
     return p.unschedulable && p.spec.node_name.empty() ? std::vector<std::string>{"true"}
                                                        : std::vector<std::string>{};
   });
+  // A pod that cannot be read still says where it runs: that node is not known to be idle.
+  pods.SalvageUnreadable([](const JsonReader& o) {
+    return std::string(o.Field("spec").Field("nodeName").StringView().value_or(""));
+  });
 }
 
 inline Informer<NodeObject>::Decode NodeDecoder() {

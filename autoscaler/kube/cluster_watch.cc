@@ -96,6 +96,9 @@ ClusterView ClusterWatch::View() const {
   view.nodes = nodes_.List();
   // Bound and unschedulable pods come from one list, so they agree with each other.
   for (PodPtr& p : pods_.List()) view.AddPod(std::move(p));
+  for (std::string& node : pods_.Unreadable()) {
+    view.nodes_with_unreadable_pods.insert(std::move(node));
+  }
   view.pdbs = pdbs_.List();
   view.daemonsets = daemonsets_.List();
   for (const auto& informer : workloads_) {

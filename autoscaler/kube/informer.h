@@ -2,7 +2,8 @@
 // step by a Reflector, with indexes (pods by node name, unschedulable pods apart),
 // add/update/delete handlers so the controller can wake early, and a consistent copy for one
 // controller loop. An object that cannot be decoded is reported (kind, namespace/name,
-// field) and left out; the informer goes on with the rest.
+// field) and left out; the informer goes on with the rest, and keeps what a salvage function
+// can still read of it (a pod's node), so the controller knows what it cannot see.
 #ifndef GPUA_AUTOSCALER_KUBE_INFORMER_H_
 #define GPUA_AUTOSCALER_KUBE_INFORMER_H_
 
@@ -10,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/btree_set.h"
@@ -27,6 +29,7 @@ class Informer : public ReflectorStore {
   using Ptr = std::shared_ptr<const T>;
   using Decode = std::function<absl::StatusOr<T>(const JsonReader&)>;
   using IndexFn = std::function<std::vector<std::string>(const T&)>;
+  using Salvage = std::function<std::string(const JsonReader&)>;
   struct Handlers {
     std::function<void(const Ptr&)> on_add;
     std::function<void(const Ptr& before, const Ptr& after)> on_update;
@@ -39,6 +42,18 @@ class Informer : public ReflectorStore {
 
   // Before the first list.
   void AddIndex(const std::string& name, IndexFn fn) { index_fns_[name] = std::move(fn); }
+  void SalvageUnreadable(Salvage fn) { salvage_ = std::move(fn); }
+
+  // What the salvage function read of the objects that cannot be decoded now (empty
+  // answers left out).
+  std::vector<std::string> Unreadable() const {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> out;
+    for (const auto& [key, value] : unreadable_) {
+      if (!value.empty()) out.push_back(value);
+    }
+    return out;
+  }
 
   // In key order (namespace/name).
   std::vector<Ptr> List() const {
@@ -75,9 +90,12 @@ class Informer : public ReflectorStore {
     return synced_;
   }
 
-  void BeginList() override { listing_.clear(); }
+  void BeginList() override {
+    listing_.clear();
+    unreadable_listing_.clear();
+  }
   void Listed(const JsonReader& o) override {
-    if (Ptr p = DecodeOne(o)) listing_[KeyOf(o)] = std::move(p);
+    if (Ptr p = DecodeOne(o, /*listing=*/true)) listing_[KeyOf(o)] = std::move(p);
   }
   void EndList() override {
     std::map<std::string, Ptr> fresh = std::move(listing_);
@@ -85,6 +103,7 @@ class Informer : public ReflectorStore {
     std::vector<std::function<void()>> calls;
     {
       absl::MutexLock lock(&mu_);
+      unreadable_ = std::exchange(unreadable_listing_, {});
       for (const auto& [key, before] : objects_) {
         if (!fresh.contains(key) && handlers_.on_delete) {
           calls.push_back([this, b = before] { handlers_.on_delete(b); });
@@ -109,6 +128,10 @@ class Informer : public ReflectorStore {
   void Update(const JsonReader& o) override { Put(o); }
   void Remove(const JsonReader& o) override {
     reported_.erase(KeyOf(o));
+    {
+      absl::MutexLock lock(&mu_);
+      unreadable_.erase(KeyOf(o));
+    }
     Ptr before;
     {
       absl::MutexLock lock(&mu_);
@@ -146,22 +169,35 @@ class Informer : public ReflectorStore {
 
   // An object that cannot be read is reported once, not at every update or relist, until
   // it reads, or fails differently, or goes.
-  Ptr DecodeOne(const JsonReader& o) {
+  // `listing`: the object comes from a list under way, not a watch event.
+  Ptr DecodeOne(const JsonReader& o, bool listing) {
     absl::StatusOr<T> decoded = decode_(o);
+    const std::string key = KeyOf(o);
     if (!decoded.ok()) {
-      std::string& said = reported_[KeyOf(o)];
+      std::string& said = reported_[key];
       if (said != decoded.status().message()) {
         said = std::string(decoded.status().message());
         log_.Warning(said);
       }
+      std::string salvaged = salvage_ ? salvage_(o) : std::string();
+      if (listing) {
+        unreadable_listing_[key] = std::move(salvaged);
+      } else {
+        absl::MutexLock lock(&mu_);
+        unreadable_[key] = std::move(salvaged);
+      }
       return nullptr;
     }
-    reported_.erase(KeyOf(o));
+    reported_.erase(key);
+    if (!listing) {
+      absl::MutexLock lock(&mu_);
+      unreadable_.erase(key);
+    }
     return std::make_shared<const T>(*std::move(decoded));
   }
 
   void Put(const JsonReader& o) {
-    Ptr after = DecodeOne(o);
+    Ptr after = DecodeOne(o, /*listing=*/false);
     if (after == nullptr) return;
     Ptr before;
     {
@@ -206,12 +242,15 @@ class Informer : public ReflectorStore {
   // What the list under way has decoded, and what was said of objects that cannot be read
   // (the reflector's thread only).
   std::map<std::string, Ptr> listing_;
+  std::map<std::string, std::string> unreadable_listing_;
   std::map<std::string, std::string> reported_;
+  Salvage salvage_;
   mutable absl::Mutex mu_;
   std::map<std::string, Ptr> objects_ ABSL_GUARDED_BY(mu_);
   // index -> value -> entries
   std::map<std::string, std::map<std::string, Bucket>> indexes_ ABSL_GUARDED_BY(mu_);
   bool synced_ ABSL_GUARDED_BY(mu_) = false;
+  std::map<std::string, std::string> unreadable_ ABSL_GUARDED_BY(mu_);  // key -> salvaged
 };
 
 }  // namespace gpua::kube
