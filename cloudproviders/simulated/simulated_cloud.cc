@@ -374,6 +374,37 @@ void SimulatedCloud::SetLatency(absl::Duration latency) {
   state_->latency = latency;
 }
 
+absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
+  absl::MutexLock lock(&state_->mu);
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  for (GroupState& g : state_->groups) {
+    for (SimInstance& i : g.instances) {
+      if (i.id != provider_id) continue;
+      if (i.state != InstanceState::kRunning) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("instance ", provider_id, " is not running"));
+      }
+      i.reclaim_at = now + options_.spot_notice;
+      return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("no instance ", provider_id));
+}
+
+std::map<std::string, std::vector<Instance>> SimulatedCloud::RunningInstances() {
+  absl::MutexLock lock(&state_->mu);
+  state_->Advance(clock_.Now());
+  std::map<std::string, std::vector<Instance>> out;
+  for (const GroupState& g : state_->groups) {
+    std::vector<Instance>& running = out[g.config.spec.id];
+    for (const SimInstance& i : g.instances) {
+      if (i.state == InstanceState::kRunning) running.push_back({i.id, i.state, i.error});
+    }
+  }
+  return out;
+}
+
 std::vector<SpotNotice> SimulatedCloud::SpotNotices() {
   absl::MutexLock lock(&state_->mu);
   const absl::Time now = clock_.Now();

@@ -13,6 +13,7 @@
 #ifndef GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_CLOUD_H_
 #define GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_CLOUD_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -65,6 +66,12 @@ class SimulatedCloud : public CloudProvider {
   // The group's increases answer `error` (a quota, a refused API call) until cleared with OK.
   void FailIncreases(const std::string& group, absl::Status error);
 
+  // Gives a running instance its reclaim notice now: it is gone after the notice period (a
+  // spot interruption or a scheduled preemption, on demand, for tests and traces).
+  absl::Status Interrupt(const std::string& provider_id);
+  // The running instances by group, as the machines themselves know it: no injected error
+  // or latency (what a kubelet sees, not what the cloud's API answers).
+  std::map<std::string, std::vector<Instance>> RunningInstances();
   // Spot instances under notice now.
   std::vector<SpotNotice> SpotNotices();
   // When the GPUs of a running instance are usable (driver and device plugin up).

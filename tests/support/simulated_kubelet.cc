@@ -14,6 +14,16 @@ nlohmann::json Resources(const ResourceList& list) {
   return out;
 }
 
+void AddSpotInterruptionTaint(nlohmann::json& node) {
+  constexpr char kKey[] = "aws-node-termination-handler/spot-itn";
+  nlohmann::json& taints = node["spec"]["taints"];
+  if (!taints.is_array()) taints = nlohmann::json::array();
+  for (const nlohmann::json& t : taints) {
+    if (t.value("key", "") == kKey) return;
+  }
+  taints.push_back({{"key", kKey}, {"value", "true"}, {"effect", "NoSchedule"}});
+}
+
 }  // namespace
 
 std::string SimulatedKubelet::NodeName(const std::string& provider_id) {
@@ -23,7 +33,7 @@ std::string SimulatedKubelet::NodeName(const std::string& provider_id) {
 }
 
 nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instance& i,
-                                         bool gpus_ready) const {
+                                         bool gpus_ready, bool under_notice) const {
   const NodeTemplate& t = g.spec.node_template;
   const std::string name = NodeName(i.id);
   // What others wrote on the Node (the controller's labels, annotations and taints) stays, as
@@ -47,6 +57,7 @@ nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instanc
              {{"name", name}, {"labels", labels}, {"creationTimestamp", registered_at_.at(name)}}},
             {"spec", {{"providerID", i.id}, {"taints", taints}}}};
   }
+  if (under_notice) AddSpotInterruptionTaint(node);
   const nlohmann::json labels = node["metadata"].value("labels", nlohmann::json::object());
   const std::string mig_layout = labels.value("nvidia.com/mig.config", "");
   auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "template");
@@ -73,23 +84,50 @@ nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instanc
   return node;
 }
 
+void SimulatedKubelet::FinishPods(const std::set<std::string>& nodes) {
+  const absl::Time now = clock_.Now();
+  for (const nlohmann::json& pod : server_.List("pods")) {
+    const nlohmann::json& meta = pod["metadata"];
+    const std::string key = absl::StrCat(meta.value("namespace", ""), "/", meta.value("name", ""));
+    const std::string node =
+        pod.contains("spec") && pod["spec"].is_object() ? pod["spec"].value("nodeName", "") : "";
+    const bool orphan = !node.empty() && !nodes.contains(node) && written_.contains(node);
+    bool done = orphan;
+    if (meta.contains("deletionTimestamp")) {
+      const absl::Time since = terminating_since_.try_emplace(key, now).first->second;
+      done = done || now >= since + absl::Seconds(meta.value("deletionGracePeriodSeconds", 0));
+    }
+    if (!done) continue;
+    server_.Delete("pods", meta.value("namespace", ""), meta.value("name", ""));
+    terminating_since_.erase(key);
+  }
+}
+
+void SimulatedKubelet::RegisteredAt(absl::Time when) {
+  for (const auto& [group, instances] : cloud_.RunningInstances()) {
+    for (const Instance& i : instances) {
+      registered_at_[NodeName(i.id)] =
+          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", when, absl::UTCTimeZone());
+    }
+  }
+}
+
 std::map<std::string, std::string> SimulatedKubelet::Sync() {
+  std::set<std::string> noticed;
+  for (const SpotNotice& n : cloud_.SpotNotices()) noticed.insert(n.provider_id);
   std::set<std::string> alive;
   std::map<std::string, std::string> versions;
+  std::map<std::string, std::vector<Instance>> running = cloud_.RunningInstances();
   for (const NodeGroupConfig& g : groups_) {
     if (broken_.contains(g.spec.id)) continue;
-    auto group = FindNodeGroup(cloud_, g.spec.id);
-    if (!group.ok()) continue;
-    auto instances = (*group)->Nodes();
-    if (!instances.ok()) continue;
-    for (const Instance& i : *instances) {
-      if (i.state != InstanceState::kRunning) continue;
+    for (const Instance& i : running[g.spec.id]) {
       const std::string name = NodeName(i.id);
       alive.insert(name);
       registered_at_.try_emplace(
           name, absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone()));
       const std::optional<absl::Time> ready = cloud_.GpuReadyTime(i.id);
-      nlohmann::json node = NodeFor(g, i, ready.has_value() && clock_.Now() >= *ready);
+      nlohmann::json node =
+          NodeFor(g, i, ready.has_value() && clock_.Now() >= *ready, noticed.contains(i.id));
       const std::string text = node.dump();
       if (written_[name] == text) {
         versions[name] = (*server_.Get("nodes", "", name))["metadata"]["resourceVersion"];
@@ -99,6 +137,7 @@ std::map<std::string, std::string> SimulatedKubelet::Sync() {
       versions[name] = std::to_string(server_.Upsert("nodes", std::move(node)));
     }
   }
+  FinishPods(alive);
   for (auto it = written_.begin(); it != written_.end();) {
     if (alive.contains(it->first)) {
       ++it;

@@ -2,7 +2,9 @@
 // running instance registers as a Node in the fake API server (Ready, its template's labels,
 // taints and allocatable, its provider ID), without its GPUs until the cloud says they are
 // ready (driver and device plugin up), with the MIG layout its nvidia.com/mig.config label
-// names once they are; an instance that is gone takes its Node with it.
+// names once they are; an instance that is gone takes its Node with it. It also plays the
+// AWS Node Termination Handler: a node whose instance is under a reclaim notice gets the
+// aws-node-termination-handler/spot-itn taint.
 #ifndef GPUA_TESTS_SUPPORT_SIMULATED_KUBELET_H_
 #define GPUA_TESTS_SUPPORT_SIMULATED_KUBELET_H_
 
@@ -26,22 +28,31 @@ class SimulatedKubelet {
   // Instances of these groups never register (a node that cannot join).
   void NeverRegister(const std::string& group) { broken_.insert(group); }
 
-  // Brings the Nodes in line with the cloud; returns the nodes' names and the
-  // resourceVersions written, to wait for an informer to see them.
+  // The instances running now registered at `when` (a cluster that was up before the test).
+  void RegisteredAt(absl::Time when);
+
+  // Brings the Nodes in line with the cloud, and the pods of those nodes with their
+  // terminations; returns the nodes' names and the resourceVersions written.
   std::map<std::string, std::string> Sync();
 
   static std::string NodeName(const std::string& provider_id);
 
  private:
-  nlohmann::json NodeFor(const NodeGroupConfig& g, const Instance& i, bool gpus_ready) const;
+  nlohmann::json NodeFor(const NodeGroupConfig& g, const Instance& i, bool gpus_ready,
+                         bool under_notice) const;
 
   SimulatedCloud& cloud_;
   const std::vector<NodeGroupConfig> groups_;
   FakeApiServer& server_;
   Clock& clock_;
   std::set<std::string> broken_;
-  std::map<std::string, std::string> registered_at_;  // node -> creationTimestamp
-  std::map<std::string, std::string> written_;        // node -> the last object written
+  // Stops evicted pods once their grace period has passed (as their kubelet would), and
+  // lets the pod garbage collector take the pods of nodes that are gone.
+  void FinishPods(const std::set<std::string>& nodes);
+
+  std::map<std::string, std::string> registered_at_;     // node -> creationTimestamp
+  std::map<std::string, absl::Time> terminating_since_;  // pod -> when it was first seen so
+  std::map<std::string, std::string> written_;           // node -> the last object written
 };
 
 }  // namespace gpua::testing
