@@ -148,7 +148,8 @@ void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   ScaleDownOptions& d = c.controller.scale_down;
   f.AddBool("scale-down-enabled", &d.enabled, "remove unneeded nodes");
   f.AddDuration("scale-down-delay-after-add", &d.delay_after_add,
-                "how long after a scale-up scale-down resumes");
+                "how long after a scale-up scale-down resumes (0 here, 10m in "
+                "cluster-autoscaler: removals wait anyway while pending pods fit on nodes)");
   f.AddDuration("scale-down-delay-after-delete", &d.delay_after_delete,
                 "how long after a node deletion scale-down resumes");
   f.AddDuration("scale-down-delay-after-failure", &d.delay_after_failure,
@@ -167,6 +168,11 @@ void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   f.AddInt("max-drain-parallelism", &r.max_drain_parallelism, "non-empty nodes drained at once");
   f.AddInt("max-graceful-termination-sec", &r.max_graceful_termination_sec,
            "longest grace period given to an evicted pod");
+  f.AddDuration(
+      "max-pod-eviction-time", &d.max_pod_eviction_time,
+      "how long evictions are retried, past the grace period, before a drain is given up");
+  f.AddDuration("preemption-drain-time", &d.preemption_drain_time,
+                "ours: the grace a preempted (spot) node's pods get before it is deleted anyway");
   f.AddBool("skip-nodes-with-local-storage", &d.skip_nodes_with_local_storage,
             "keep nodes whose pods use emptyDir or hostPath volumes");
   f.AddBool("skip-nodes-with-system-pods", &d.skip_nodes_with_system_pods,

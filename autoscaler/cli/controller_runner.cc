@@ -49,7 +49,9 @@ std::string Identity() {
   return absl::StrFormat("%s_%016x", host, std::random_device{}() * 0x9e3779b97f4a7c15ULL);
 }
 
-// When the loop runs next, moved sooner by new unschedulable pods (from informer threads).
+// When the loop runs next, moved sooner by new unschedulable pods and by pods leaving their
+// nodes (from informer threads): an idle timeout starts when the last pod goes, not at the
+// next scan.
 class Wakeups {
  public:
   explicit Wakeups(absl::Duration scan_interval) : schedule_(scan_interval) {}
@@ -129,8 +131,19 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
     if (p->unschedulable && p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
   };
+  const auto finished = [](const PodObject& p) {
+    return p.phase == "Succeeded" || p.phase == "Failed";
+  };
   watch.pod_handlers.on_add = pod_changed;
-  watch.pod_handlers.on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); };
+  watch.pod_handlers.on_update = [=, &clock, &wakeups](const auto& before, const auto& after) {
+    pod_changed(after);
+    if (!after->spec.node_name.empty() && finished(*after) && !finished(*before)) {
+      wakeups.PodArrived(clock.Now());
+    }
+  };
+  watch.pod_handlers.on_delete = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
+    if (!p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
+  };
   return watch;
 }
 
@@ -205,6 +218,7 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
     wakeups.LoopStarted(now);
     const LoopReport report = controller.RunOnce(now);
     wakeups.WakeAt(report.next_pod_eligible);
+    wakeups.WakeAt(report.next_removal_due);
     health.LoopDone(report);
     if (hooks.loop_done) hooks.loop_done(report);
   }

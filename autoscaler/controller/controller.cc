@@ -5,7 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/controller/scaledown/drain_facts.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
+#include "autoscaler/controller/spot/preemptions.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
@@ -42,7 +44,9 @@ Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWrite
       mig_layouts_(writer, log),
       scale_up_planner_(options_.scale_up, options_.limits),
       scale_up_actuator_(writer, backoff_, log, options_.status),
-      status_(writer, options_.status, log) {}
+      status_(writer, options_.status, log),
+      scale_down_planner_(options_.scale_down, options_.limits),
+      scale_down_actuator_(writer, log, options_.scale_down, options_.status) {}
 
 template <typename Step>
 void Controller::Timed(LoopReport& report, const char* function, Step step) {
@@ -74,10 +78,16 @@ LoopReport Controller::RunOnce(absl::Time now) {
     if (report.skipped.empty()) {
       report.stale = stale_cleaner_.Clean(state, now);
       for (GroupState& g : state.groups) g.backoff = backoff_.Get(g.id(), now);
+      report.preemptions = DetectPreemptions(state);
+      MarkPreempted(report.preemptions, state);
       mig_layouts_.Assign(state);
       for (GroupState& g : state.groups) g.upcoming_mig_layouts = mig_layouts_.Expected(g.id());
       report.unschedulable = static_cast<int>(view.unschedulable.size());
       const PendingPods pending = SelectPendingPods(view, options_.scale_up, now);
+      Timed(report, "scaleDownNodeDeletion", [&] {
+        scale_down_actuator_.Continue(view, state, now, report.removals);
+        scale_down_actuator_.StartPreempted(report.preemptions, view, state, now, report.removals);
+      });
       report.next_pod_eligible = pending.next_eligible;
       report.eligible = static_cast<int>(pending.eligible.size());
       for (const PodPtr& p : pending.eligible) {
@@ -86,8 +96,12 @@ LoopReport Controller::RunOnce(absl::Time now) {
       ReportInvalidPods(pending.invalid, now);
       ReportHealth(state);
       if (state.healthy) {
-        Timed(report, "scaleUp", [&] { RunScaleUp(view, pending.eligible, report, now); });
+        Timed(report, "scaleUp", [&] {
+          RunScaleUp(view, WithPreemptedPods(view, report, pending.eligible), report, now);
+        });
       }
+      Timed(report, "scaleDown", [&] { RunScaleDown(view, report, now); });
+      CountIdleGpus(view, report);
       absl::flat_hash_set<std::string> pending_uids;
       for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
       pod_events_.Keep(pending_uids);
@@ -130,6 +144,78 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
   }
   report.without_scale_up = static_cast<int>(without.size());
   SayWithoutScaleUp(without, now);
+}
+
+std::vector<PodPtr> Controller::WithPreemptedPods(const ClusterView& view, const LoopReport& report,
+                                                  std::vector<PodPtr> pending) const {
+  // Nodes found preempted this loop, and those whose preemption drain is under way.
+  std::vector<const NodeObject*> preempted;
+  for (const Preemption& p : report.preemptions) {
+    preempted.push_back(report.state.nodes[p.node].node.get());
+  }
+  for (const NodeStatus& s : report.state.nodes) {
+    auto reason = s.node->annotations.find(kRemovalReasonAnnotation);
+    if (HasTaint(s.node->node, kToBeDeletedTaint) && reason != s.node->annotations.end() &&
+        reason->second == kPreemptedReason) {
+      preempted.push_back(s.node.get());
+    }
+  }
+  for (const NodeObject* node : preempted) {
+    for (const PodPtr& pod : view.PodsOn(node->node.name)) {
+      const PodDrainFacts facts = DrainFactsFor(view, *pod);
+      // An evicted pod is recreated by its controller and asks for itself; a pod without
+      // one is not coming back.
+      if (facts.daemonset || facts.mirror || facts.finished || facts.terminating ||
+          facts.controller == PodDrainFacts::Controller::kNone ||
+          facts.controller == PodDrainFacts::Controller::kGone) {
+        continue;
+      }
+      pending.push_back(pod);  // it needs a new home before this one goes
+    }
+  }
+  return pending;
+}
+
+void Controller::RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now) {
+  ClusterState& state = report.state;
+  if (report.nodes_added() > 0) scale_down_clock_.last_scale_up = now;
+  // After a restart the newest node says when the last scale-up came.
+  for (const NodeStatus& s : state.nodes) {
+    if (s.group >= 0 && s.node->created != absl::InfinitePast()) {
+      scale_down_clock_.last_scale_up = std::max(scale_down_clock_.last_scale_up, s.node->created);
+    }
+  }
+  const ScaleDownPlan plan =
+      scale_down_planner_.Plan(view, state, scale_down_clock_, report.fit_existing, now);
+  report.scale_down = plan.status;
+  report.next_removal_due = plan.next_due;
+  report.scale_down_cooldown = plan.cooldown;
+  for (const NodeJudgement& j : plan.judged) {
+    if (j.unneeded) {
+      ++report.unneeded;
+    } else {
+      ++report.unremovable[j.reason];
+      log_.Info(absl::StrCat("Node ", state.nodes[j.node].node->node.name, " stays: ", j.detail),
+                2);
+    }
+  }
+  scale_down_actuator_.Mark(plan, state);
+  scale_down_actuator_.Start(plan.removals, view, state, now, report.removals);
+  if (!report.removals.deleted.empty()) scale_down_clock_.last_delete = now;
+  if (report.removals.rolled_back > 0) scale_down_clock_.last_failure = now;
+}
+
+void Controller::CountIdleGpus(const ClusterView& view, LoopReport& report) const {
+  for (const NodeStatus& s : report.state.nodes) {
+    if (s.group < 0) continue;
+    const ProviderGroup& g = *report.state.groups[s.group].provider;
+    if (!g.gpus.has_value()) continue;
+    double used = 0;
+    if (s.condition == NodeCondition::kReady) {
+      used = UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization).gpu;
+    }
+    report.idle_gpus[g.id] += g.gpus->physical_count * (1 - used);
+  }
 }
 
 void Controller::SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now) {

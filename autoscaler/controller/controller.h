@@ -24,6 +24,8 @@
 #include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/scaledown/scale_down_actuator.h"
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
 #include "autoscaler/controller/stale_instances.h"
@@ -47,6 +49,11 @@ class Controller {
  private:
   void RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& pending, LoopReport& report,
                   absl::Time now);
+  void RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);
+  // The pods of preempted nodes that must find a new home, added to the pending ones.
+  std::vector<PodPtr> WithPreemptedPods(const ClusterView& view, const LoopReport& report,
+                                        std::vector<PodPtr> pending) const;
+  void CountIdleGpus(const ClusterView& view, LoopReport& report) const;
   void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
   void ReportHealth(const ClusterState& state);
@@ -70,6 +77,9 @@ class Controller {
   ScaleUpPlanner scale_up_planner_;
   ScaleUpActuator scale_up_actuator_;
   StatusReporter status_;
+  ScaleDownPlanner scale_down_planner_;
+  ScaleDownActuator scale_down_actuator_;
+  ScaleDownClock scale_down_clock_;
   PodEventMemory pod_events_;
   bool was_healthy_ = true;
   std::string priority_config_seen_;  // the priorities text last read, to report errors once

@@ -63,18 +63,24 @@ struct ClusterStateOptions {
   BackoffOptions backoff;
 };
 
-// Read by scale-down (the controller's part 2); accepted from the start so one Deployment's
-// arguments work throughout.
 struct ScaleDownOptions {
-  bool enabled = true;                                           // --scale-down-enabled
-  absl::Duration delay_after_add = absl::Minutes(10);            // --scale-down-delay-after-add
+  bool enabled = true;  // --scale-down-enabled
+  // Not cluster-autoscaler's 10m: a pool should be back at zero within its idle timeout.
+  // What the delay guards against, removing a node before the pods it came for land, is
+  // guarded against directly: no removal starts while pending pods fit on existing or
+  // upcoming nodes, and a new node's unneeded time starts only once it is ready.
+  absl::Duration delay_after_add = absl::ZeroDuration();         // --scale-down-delay-after-add
   absl::Duration delay_after_delete = absl::ZeroDuration();      // --scale-down-delay-after-delete
   absl::Duration delay_after_failure = absl::Minutes(3);         // --scale-down-delay-after-failure
   int max_scale_down_parallelism = 10;                           // --max-scale-down-parallelism
   int max_drain_parallelism = 1;                                 // --max-drain-parallelism
   absl::Duration max_graceful_termination = absl::Seconds(600);  // --max-graceful-termination-sec
-  bool skip_nodes_with_local_storage = true;                     // --skip-nodes-with-local-storage
-  bool skip_nodes_with_system_pods = true;                       // --skip-nodes-with-system-pods
+  absl::Duration max_pod_eviction_time = absl::Minutes(2);       // --max-pod-eviction-time
+  // Ours: how long a preempted node's pods get before the node is deleted regardless (a
+  // spot notice is two minutes on AWS, thirty seconds on GCP and Azure).
+  absl::Duration preemption_drain_time = absl::Seconds(90);  // --preemption-drain-time
+  bool skip_nodes_with_local_storage = true;                 // --skip-nodes-with-local-storage
+  bool skip_nodes_with_system_pods = true;                   // --skip-nodes-with-system-pods
   bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods
 };
 

@@ -13,7 +13,10 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/scaledown/scale_down_actuator.h"
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
+#include "autoscaler/controller/spot/preemptions.h"
 #include "autoscaler/controller/stale_instances.h"
 #include "autoscaler/controller/status/status_report.h"
 
@@ -35,11 +38,20 @@ struct LoopReport {
   int without_scale_up = 0;  // no group can help them
   std::vector<ScaleUpOutcome> scale_ups;
   StaleInstanceReport stale;
-  ScaleDownStatus scale_down;
+  ScaleDownStatus scale_down;              // unneeded nodes by group, for the status
+  std::string scale_down_cooldown;         // why no removal could start this loop, if so
+  std::map<std::string, int> unremovable;  // reason -> nodes
+  int unneeded = 0;
+  std::vector<Preemption> preemptions;
+  ScaleDownReport removals;  // what removals started, went on, ended
+  // Physical GPUs billed and not used, by group: the cost scale-down is there to cut.
+  std::map<std::string, double> idle_gpus;
   // function (cluster-autoscaler's names: main, updateClusterState, scaleUp, ...) -> time
   std::map<std::string, absl::Duration> durations;
   // When a pod now too young to trigger a scale-up comes of age.
   absl::Time next_pod_eligible = absl::InfiniteFuture();
+  // When an unneeded node's unneeded time passes.
+  absl::Time next_removal_due = absl::InfiniteFuture();
 
   int nodes_added() const;
 };

@@ -30,9 +30,11 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
   watch.config_map_names = {"cluster-autoscaler-priority-expander"};
   watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
   writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
+  options_ = options;
   controller_ = std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, &metrics,
                                              std::move(options));
   kubelet = std::make_unique<SimulatedKubelet>(cloud, groups_, server, clock);
+  kubelet->RegisteredAt(clock.Now() - absl::Hours(1));  // not a scale-up of a moment ago
   watch_->Start();
   REQUIRE(watch_->WaitForSync(absl::Seconds(10)));
 }
@@ -67,6 +69,76 @@ void ControllerHarness::AddPendingPod(const std::string& name, const nlohmann::j
           {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
 }
 
+void ControllerHarness::AddRunningPod(const std::string& name, const std::string& node,
+                                      const nlohmann::json& resources,
+                                      const std::string& owner_kind, const std::string& owner,
+                                      const nlohmann::json& extra_metadata,
+                                      const nlohmann::json& extra_spec) {
+  nlohmann::json meta = {{"name", name},
+                         {"namespace", "ml"},
+                         {"uid", absl::StrCat("uid-", name)},
+                         {"labels", {{"app", owner}}}};
+  if (!owner_kind.empty()) {
+    meta["ownerReferences"] = {{{"kind", owner_kind},
+                                {"name", owner},
+                                {"uid", absl::StrCat(owner, "-uid")},
+                                {"controller", true}}};
+    const std::string resource = owner_kind == "ReplicaSet"    ? "replicasets"
+                                 : owner_kind == "StatefulSet" ? "statefulsets"
+                                 : owner_kind == "Job"         ? "jobs"
+                                 : owner_kind == "DaemonSet"   ? "daemonsets"
+                                                               : "";
+    if (!resource.empty()) {
+      nlohmann::json workload = {
+          {"metadata", {{"name", owner}, {"namespace", "ml"}, {"uid", owner + "-uid"}}},
+          {"spec", {{"replicas", 2}}}};
+      if (resource == "daemonsets") {
+        workload["spec"] = {{"template", {{"spec", {{"containers", {{{"name", "agent"}}}}}}}}};
+      }
+      if (!server.Get(resource, "ml", owner)) server.Upsert(resource, workload);
+    }
+  }
+  for (const auto& [k, v] : extra_metadata.items()) meta[k] = v;
+  nlohmann::json spec = {
+      {"nodeName", node},
+      {"containers", {{{"name", "main"}, {"resources", {{"requests", resources}}}}}},
+      {"tolerations", {{{"operator", "Exists"}}}}};
+  for (const auto& [k, v] : extra_spec.items()) spec[k] = v;
+  server.Upsert("pods", {{"apiVersion", "v1"},
+                         {"kind", "Pod"},
+                         {"metadata", meta},
+                         {"spec", spec},
+                         {"status", {{"phase", "Running"}}}});
+}
+
+void ControllerHarness::AddPdb(const std::string& name, const std::string& app, int allowed) {
+  server.Upsert("poddisruptionbudgets",
+                {{"metadata", {{"name", name}, {"namespace", "ml"}}},
+                 {"spec", {{"selector", {{"matchLabels", {{"app", app}}}}}}},
+                 {"status", {{"disruptionsAllowed", allowed}}}});
+}
+
+void ControllerHarness::RestartController() {
+  controller_.reset();
+  controller_ =
+      std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, &metrics, options_);
+}
+
+std::vector<std::string> ControllerHarness::Taints(const std::string& node) {
+  std::vector<std::string> out;
+  auto n = server.Get("nodes", "", node);
+  if (!n.has_value() || !(*n)["spec"].contains("taints")) return out;
+  for (const nlohmann::json& t : (*n)["spec"]["taints"]) {
+    out.push_back(
+        absl::StrCat(t.value("key", ""), "=", t.value("value", ""), ":", t.value("effect", "")));
+  }
+  return out;
+}
+
+bool ControllerHarness::NodeExists(const std::string& node) {
+  return server.Get("nodes", "", node).has_value();
+}
+
 void ControllerHarness::WaitForInformers() {
   const auto same = [&](const std::string& resource, const auto& cached) {
     std::map<std::string, std::string> want, have;
@@ -89,7 +161,12 @@ void ControllerHarness::WaitForInformers() {
       pods[p->spec.name] = p->resource_version;
       absl::StrAppend(&seen, " pod ", p->spec.name, "@", p->resource_version);
     }
-    return same("nodes", nodes) && same("pods", pods);
+    std::map<std::string, std::string> budgets;
+    for (const PdbPtr& b : view.pdbs) {
+      budgets[b->name] = b->resource_version;
+      absl::StrAppend(&seen, " budget ", b->name, "@", b->resource_version);
+    }
+    return same("nodes", nodes) && same("pods", pods) && same("poddisruptionbudgets", budgets);
   });
   INFO("the informers hold" << seen << "; the log: " << absl::StrJoin(log.lines(), " | "));
   REQUIRE(caught_up);

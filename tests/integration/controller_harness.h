@@ -32,6 +32,20 @@ class ControllerHarness {
   // {"nvidia.com/gpu": "8"}; it tolerates the GPU taint.
   void AddPendingPod(const std::string& name, const nlohmann::json& resources,
                      const nlohmann::json& extra_metadata = nlohmann::json::object());
+  // A pod running on `node`, owned by `owner_kind`/`owner` (which is created too when it is a
+  // kind the controller watches; "" for none), labelled app=<owner>.
+  void AddRunningPod(const std::string& name, const std::string& node,
+                     const nlohmann::json& resources, const std::string& owner_kind = "ReplicaSet",
+                     const std::string& owner = "web",
+                     const nlohmann::json& extra_metadata = nlohmann::json::object(),
+                     const nlohmann::json& extra_spec = nlohmann::json::object());
+  void AddPdb(const std::string& name, const std::string& app, int allowed);
+  // The controller process dies and a new one starts, with no memory of the old one.
+  void RestartController();
+  // The node's taints, "key=value:Effect" each; empty when the node is gone.
+  std::vector<std::string> Taints(const std::string& node);
+  bool NodeExists(const std::string& node);
+
   // Moves both clocks on, lets the kubelets register what came up, waits for the informers
   // to see it all, and runs one loop.
   LoopReport Step(absl::Duration elapsed = absl::ZeroDuration());
@@ -52,6 +66,7 @@ class ControllerHarness {
 
  private:
   std::vector<NodeGroupConfig> groups_;
+  ControllerOptions options_;
   std::unique_ptr<externalgrpc::PluginServer> plugin_;
   std::unique_ptr<ExternalGrpcProvider> provider_;
   std::unique_ptr<kube::ApiClient> client_;

@@ -4,6 +4,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -80,12 +81,13 @@ struct Replica {
 
 struct Cluster {
   RealClock clock;
-  SimulatedCloud cloud{*ParseNodeGroupFile(kGroups, "groups.yaml"), clock};
+  SimulatedCloud cloud;
   FakeApiServer server;
   std::unique_ptr<externalgrpc::PluginServer> plugin;
   std::string kubeconfig, cloud_config;
 
-  explicit Cluster(const std::string& name) {
+  explicit Cluster(const std::string& name, const std::string& groups = kGroups)
+      : cloud(*ParseNodeGroupFile(groups, "groups.yaml"), clock) {
     auto started = externalgrpc::PluginServer::Start(cloud, {});
     REQUIRE(started.ok());
     plugin = *std::move(started);
@@ -175,6 +177,63 @@ TEST_CASE("/metrics passes promtool with cluster-autoscaler's names, /health-che
   CHECK(lint.empty());
   CHECK(Get(r.port, "/health-check", &status) == "OK");
   CHECK(status == 200);
+}
+
+// One H100 node up, with an idle timeout of three seconds.
+constexpr char kRunningNode[] = R"(
+nodeGroups:
+- id: h100
+  maxSize: 4
+  targetSize: 1
+  pricePerHour: 98.32
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
+    status:
+      allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}
+  options: {scaleDownUnneededTime: 3s}
+)";
+
+nlohmann::json ReadyH100Node(const std::string& name, const std::string& provider_id,
+                             absl::Time created) {
+  const nlohmann::json resources = {
+      {"cpu", "190"}, {"memory", "1900Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+  return {
+      {"metadata",
+       {{"name", name},
+        {"creationTimestamp", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", created, absl::UTCTimeZone())},
+        {"labels",
+         {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu.count", "8"}}}}},
+      {"spec", {{"providerID", provider_id}}},
+      {"status",
+       {{"allocatable", resources},
+        {"capacity", resources},
+        {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+}
+
+TEST_CASE(
+    "with a 10s scan interval, the pool is back at zero within its idle timeout and a few "
+    "seconds of its GPU work ending",
+    "[controller][runner][scale-down]") {
+  Cluster c("gpua-idle-to-zero", kRunningNode);
+  c.server.Upsert("nodes", ReadyH100Node("h100-0", "sim://h100/0", c.clock.Now() - absl::Hours(1)));
+  nlohmann::json train = PendingPod("train-0");
+  train["spec"]["nodeName"] = "h100-0";
+  train["status"] = {{"phase", "Running"}};
+  c.server.Upsert("pods", train);
+  CommandArgs args = c.Args();
+  args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));  // the default: 10s
+  Replica r(args, c.clock);
+  REQUIRE(Eventually([&] { return r.loops >= 1; }, absl::Seconds(20)));
+  absl::SleepFor(absl::Seconds(1));
+  CHECK(c.Target() == 1);  // busy
+  const absl::Time ended = c.clock.Now();
+  c.server.Delete("pods", "ml", "train-0");
+  REQUIRE(Eventually([&] { return c.Target() == 0; }, absl::Seconds(20)));
+  const absl::Duration took = c.clock.Now() - ended;
+  INFO("back at zero after " << absl::FormatDuration(took));
+  CHECK(took >= absl::Seconds(3));
+  CHECK(took < absl::Seconds(3) + absl::Seconds(4));
 }
 
 }  // namespace

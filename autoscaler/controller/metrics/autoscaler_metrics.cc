@@ -1,6 +1,7 @@
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
 
 #include "absl/time/time.h"
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/resource_limits.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -36,10 +37,9 @@ absl::string_view ConditionName(NodeCondition c, bool gpus_pending) {
 // The first GPU resource a template advertises and its product: the labels cluster-autoscaler
 // gives its GPU scale-up counters.
 std::pair<std::string, std::string> GpuNames(const ProviderGroup& g) {
-  if (!g.node_template.has_value() || !g.gpus.has_value()) return {"", ""};
-  const ResourceList gpus = GpuPart(g.node_template->allocatable);
-  const std::string resource = gpus.empty() ? "" : gpus.begin()->first;
-  return {resource, g.gpus->model};
+  if (!g.gpus.has_value()) return {"", ""};
+  const std::vector<std::string> names = g.gpus->ResourceNames();
+  return {names.empty() ? "" : names.front(), g.gpus->model};
 }
 
 }  // namespace
@@ -120,7 +120,33 @@ AutoscalerMetrics::AutoscalerMetrics(MetricsRegistry& r)
       group_cost_(r.Gauge(Ours("node_group_cost_per_hour"),
                           "What the node group's registered and upcoming nodes cost per hour, in "
                           "the provider's currency.",
-                          {"node_group"})) {}
+                          {"node_group"})),
+      scaled_down_nodes_(r.Counter(Ca("scaled_down_nodes_total"),
+                                   "Number of nodes removed by the autoscaler, by reason.",
+                                   {"reason"})),
+      scaled_down_gpu_nodes_(r.Counter(Ca("scaled_down_gpu_nodes_total"),
+                                       "Number of GPU nodes removed by the autoscaler, by reason.",
+                                       {"reason", "gpu_resource_name", "gpu_name"})),
+      evicted_pods_(r.Counter(Ca("evicted_pods_total"), "Number of pods evicted for scale-down.",
+                              {"eviction_result"})),
+      unneeded_nodes_(r.Untyped(Ca("unneeded_nodes_count"),
+                                "Number of nodes currently considered unneeded (a gauge).")),
+      unremovable_nodes_(r.Untyped(Ca("unremovable_nodes_count"),
+                                   "Number of nodes that cannot be removed, by reason (a gauge).",
+                                   {"reason"})),
+      scale_down_in_cooldown_(r.Gauge(Ca("scale_down_in_cooldown"),
+                                      "Whether scale-down is in cooldown (1) or not (0).")),
+      pending_node_deletions_(
+          r.Gauge(Ca("pending_node_deletions"), "Number of nodes being removed.")),
+      idle_gpus_(r.Gauge(Ours("idle_gpus"),
+                         "Physical GPUs of each node group billed and not used now.",
+                         {"node_group"})),
+      idle_gpu_seconds_(r.Counter(Ours("idle_gpu_seconds_total"),
+                                  "Physical GPU-seconds billed and not used, by node group.",
+                                  {"node_group"})),
+      idle_gpu_cost_(r.Counter(Ours("idle_gpu_cost_total"),
+                               "What idle GPUs cost, in the provider's currency, by node group.",
+                               {"node_group"})) {}
 
 void AutoscalerMetrics::CountError(const std::string& type) { errors_.Add({type}, 1); }
 
@@ -138,6 +164,8 @@ void AutoscalerMetrics::Record(const LoopReport& report, const ControllerOptions
   RecordState(report.state, options);
   RecordGroups(report.state);
   RecordScaleUps(report);
+  RecordScaleDown(report);
+  RecordIdleGpus(report);
   unregistered_removed_.Add({}, report.stale.unregistered_deleted);
   if (report.stale.failed_deleted > 0) {
     failed_node_creations_.Add({"creation_error"}, report.stale.failed_deleted);
@@ -194,6 +222,45 @@ void AutoscalerMetrics::RecordGroups(const ClusterState& state) {
       gpus_.Add({p.id, std::string(ConditionName(s.condition, s.gpus_pending))}, per_node);
     }
     gpus_.Set({p.id, "upcoming"}, per_node * g.upcoming);
+  }
+}
+
+void AutoscalerMetrics::RecordScaleDown(const LoopReport& report) {
+  const ScaleDownReport& r = report.removals;
+  for (const RemovedNode& removed : r.deleted) {
+    scaled_down_nodes_.Add({removed.reason}, 1);
+    auto it = report.state.node_index.find(removed.node);
+    if (it == report.state.node_index.end() || report.state.nodes[it->second].group < 0) continue;
+    const ProviderGroup& g = *report.state.groups[report.state.nodes[it->second].group].provider;
+    const auto [resource, product] = GpuNames(g);
+    if (!resource.empty()) scaled_down_gpu_nodes_.Add({removed.reason, resource, product}, 1);
+  }
+  for (const auto& [result, count] : r.evictions) evicted_pods_.Add({result}, count);
+  unneeded_nodes_.Set({}, report.unneeded);
+  unremovable_nodes_.Clear();
+  for (const auto& [reason, count] : report.unremovable) unremovable_nodes_.Set({reason}, count);
+  scale_down_in_cooldown_.Set({}, report.scale_down_cooldown.empty() ? 0 : 1);
+  pending_node_deletions_.Set({}, report.state.totals.being_deleted);
+  if (!r.deleted.empty() || r.started > 0) {
+    last_activity_.Set({"scaleDown"}, absl::ToDoubleSeconds(report.end - absl::UnixEpoch()));
+  }
+}
+
+void AutoscalerMetrics::RecordIdleGpus(const LoopReport& report) {
+  // Idle GPUs cost from the last loop to this one: what they were at this loop, held since.
+  const absl::Duration since =
+      last_loop_ == absl::InfinitePast() ? absl::ZeroDuration() : report.start - last_loop_;
+  last_loop_ = report.start;
+  idle_gpus_.Clear();
+  for (const GroupState& g : report.state.groups) {
+    auto idle = report.idle_gpus.find(g.id());
+    const double gpus = idle == report.idle_gpus.end() ? 0 : idle->second;
+    idle_gpus_.Set({g.id()}, gpus);
+    if (gpus <= 0 || since <= absl::ZeroDuration() || !g.provider->gpus.has_value()) continue;
+    idle_gpu_seconds_.Add({g.id()}, gpus * absl::ToDoubleSeconds(since));
+    const double per_gpu_hour =
+        g.provider->price_per_hour / std::max(1, g.provider->gpus->physical_count);
+    idle_gpu_cost_.Add({g.id()}, gpus * per_gpu_hour * absl::ToDoubleHours(since));
   }
 }
 

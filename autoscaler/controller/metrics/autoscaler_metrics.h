@@ -27,6 +27,8 @@ class AutoscalerMetrics {
   void RecordState(const ClusterState& state, const ControllerOptions& options);
   void RecordGroups(const ClusterState& state);
   void RecordScaleUps(const LoopReport& report);
+  void RecordScaleDown(const LoopReport& report);
+  void RecordIdleGpus(const LoopReport& report);
 
   MetricsRegistry& registry_;
   MetricFamily& safe_to_autoscale_;
@@ -55,6 +57,17 @@ class AutoscalerMetrics {
   MetricFamily& gpus_;
   MetricFamily& pending_gpu_pods_;
   MetricFamily& group_cost_;
+  MetricFamily& scaled_down_nodes_;
+  MetricFamily& scaled_down_gpu_nodes_;
+  MetricFamily& evicted_pods_;
+  MetricFamily& unneeded_nodes_;
+  MetricFamily& unremovable_nodes_;
+  MetricFamily& scale_down_in_cooldown_;
+  MetricFamily& pending_node_deletions_;
+  MetricFamily& idle_gpus_;
+  MetricFamily& idle_gpu_seconds_;
+  MetricFamily& idle_gpu_cost_;
+  absl::Time last_loop_ = absl::InfinitePast();
 };
 
 }  // namespace gpua

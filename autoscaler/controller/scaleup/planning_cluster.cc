@@ -83,6 +83,15 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g, std::vector<PodSp
   return out;
 }
 
+}  // namespace
+
+Node ExistingNode(const NodeObject& n, const ClusterView& view, const std::string& group,
+                  const std::vector<std::string>& ignored_taints) {
+  return FromNode(n, PodsOn(view, n.node.name), group, ignored_taints);
+}
+
+namespace {
+
 Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
                   absl::string_view mig_layout) {
   const std::string& group = g.id;
@@ -120,11 +129,11 @@ std::string LeftOutReason(const GroupState& g) {
 
 bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
   static const absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
-                                                "node.kubernetes.io/unreachable",
-                                                "node.kubernetes.io/network-unavailable",
-                                                "node.cloudprovider.kubernetes.io/uninitialized",
-                                                kToBeDeletedTaint,
-                                                kDeletionCandidateTaint};
+                                            "node.kubernetes.io/unreachable",
+                                            "node.kubernetes.io/network-unavailable",
+                                            "node.cloudprovider.kubernetes.io/uninitialized",
+                                            kToBeDeletedTaint,
+                                            kDeletionCandidateTaint};
   static constexpr absl::string_view kPrefixes[] = {
       "ignore-taint.cluster-autoscaler.kubernetes.io/",
       "startup-taint.cluster-autoscaler.kubernetes.io/",
@@ -165,8 +174,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
     const std::string group_id = group != nullptr ? group->id : "";
     if (s.condition == NodeCondition::kReady) {
-      out.nodes.push_back(
-          FromNode(*s.node, PodsOn(view, s.node->node.name), group_id, ignored_taints));
+      out.nodes.push_back(ExistingNode(*s.node, view, group_id, ignored_taints));
     } else if (s.condition == NodeCondition::kNotStarted && group != nullptr &&
                group->node_template.has_value()) {
       out.nodes.push_back(StartingNode(s, *group, PodsOn(view, s.node->node.name), ignored_taints));

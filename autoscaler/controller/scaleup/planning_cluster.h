@@ -36,6 +36,11 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
 // remove it: none of them says anything about where pods will run once it is up.
 bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored = {});
 
+// A registered node as the estimator sees it: start-up taints dropped, the pods bound to it
+// that take room (not finished) on it. Scale-down simulates on these too.
+Node ExistingNode(const NodeObject& n, const ClusterView& view, const std::string& group,
+                  const std::vector<std::string>& ignored_taints);
+
 // A group's template as new nodes will be: start-up taints dropped, DaemonSet pods on it.
 NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
                               const std::vector<const PodSpec*>& daemonset_pods,

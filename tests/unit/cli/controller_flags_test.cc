@@ -13,7 +13,8 @@ absl::StatusOr<ControllerConfig> Parse(const CommandArgs& args) {
   return ParseControllerFlags(args, &help, &usage);
 }
 
-TEST_CASE("with no flags, cluster-autoscaler's defaults", "[cli][controller-flags]") {
+TEST_CASE("with no flags, cluster-autoscaler's defaults, all but the delay after a scale-up",
+          "[cli][controller-flags]") {
   auto c = Parse({});
   REQUIRE(c.ok());
   const ControllerOptions& o = c->controller;
@@ -31,7 +32,8 @@ TEST_CASE("with no flags, cluster-autoscaler's defaults", "[cli][controller-flag
   CHECK(o.group_defaults.scale_down_unneeded_time == absl::Minutes(10));
   CHECK(o.group_defaults.scale_down_unready_time == absl::Minutes(20));
   CHECK(o.group_defaults.scale_down_utilization_threshold == 0.5);
-  CHECK(o.scale_down.delay_after_add == absl::Minutes(10));
+  // The one default we do not share: a pool is back at zero within its idle timeout.
+  CHECK(o.scale_down.delay_after_add == absl::ZeroDuration());
   CHECK(o.scale_down.delay_after_failure == absl::Minutes(3));
   CHECK(o.scale_down.max_graceful_termination == absl::Seconds(600));
   CHECK(o.status.namespace_name == "kube-system");

@@ -1,0 +1,299 @@
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "estimator/removal_simulator.h"
+
+namespace gpua {
+namespace {
+
+// The nodes pods may move to: ready, not being removed; and each state node's place there.
+struct SnapshotNodes {
+  std::vector<Node> nodes;
+  std::vector<int> index;  // state node -> snapshot node, -1 when not in it
+};
+
+SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state) {
+  SnapshotNodes out;
+  out.index.assign(state.nodes.size(), -1);
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    const NodeStatus& s = state.nodes[i];
+    if (s.condition != NodeCondition::kReady) continue;
+    const std::string group = s.group >= 0 ? state.groups[s.group].id() : "";
+    out.index[i] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(ExistingNode(*s.node, view, group, {}));
+  }
+  return out;
+}
+
+// What judging the nodes one after another shares: the simulation of where pods go, and
+// what the budgets still allow.
+struct Judging {
+  const ClusterView& view;
+  const ClusterState& state;
+  const DrainRules rules;
+  std::vector<int> snapshot_index;
+  ClusterSnapshot snapshot;
+  RemovalSimulator simulator;
+  std::vector<int> budgets;
+
+  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes)
+      : view(v),
+        state(s),
+        rules(r),
+        snapshot_index(std::move(nodes.index)),
+        snapshot(std::move(nodes.nodes)),
+        simulator(snapshot),
+        budgets(BudgetsAllowed(v)) {
+    for (size_t i = 0; i < snapshot.size(); ++i) {
+      if (snapshot.node(i).props->unschedulable) simulator.Exclude(i);  // cordoned
+    }
+  }
+};
+
+// GPU pools first, dearest first: an idle GPU node is the most expensive thing there is.
+std::vector<int> JudgingOrder(const ClusterState& state) {
+  std::vector<int> order;
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    if (state.nodes[i].group >= 0) order.push_back(static_cast<int>(i));
+  }
+  const auto key = [&](int i) {
+    const ProviderGroup& g = *state.groups[state.nodes[i].group].provider;
+    return std::make_tuple(!g.gpus.has_value(), -g.price_per_hour, state.nodes[i].node->node.name);
+  };
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
+  return order;
+}
+
+NodeJudgement Judge(int i, Judging& j) {
+  const NodeStatus& s = j.state.nodes[i];
+  const ProviderGroup& g = *j.state.groups[s.group].provider;
+  NodeJudgement out;
+  out.node = i;
+  const auto no = [&](std::string reason, std::string detail) {
+    out.reason = std::move(reason);
+    out.detail = std::move(detail);
+    return out;
+  };
+  if (auto a = s.node->annotations.find(kScaleDownDisabledAnnotation);
+      a != s.node->annotations.end() && a->second == "true") {
+    return no("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
+  }
+  if (j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
+    return no(std::string(BlockReasonName(BlockReason::kUnreadable)),
+              "a pod on the node cannot be read, so it is not known to be free");
+  }
+  const bool unready = s.condition == NodeCondition::kUnready;
+  if (!unready) {
+    out.utilization = UtilizationOf(s, g, j.view, g.options.ignore_daemonsets_utilization);
+    const double threshold = out.utilization.gpu_node
+                                 ? g.options.scale_down_gpu_utilization_threshold
+                                 : g.options.scale_down_utilization_threshold;
+    if (out.utilization.value() >= threshold) {
+      return no("NotUnderutilized",
+                absl::StrCat(out.utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
+                             static_cast<int>(out.utilization.value() * 100), "% is not under ",
+                             static_cast<int>(threshold * 100), "%"));
+    }
+  }
+  std::vector<const PodSpec*> moving;
+  std::vector<std::vector<int>> budgets_of;
+  for (const PodPtr& p : j.view.PodsOn(s.node->node.name)) {
+    const PodDrainFacts facts = DrainFactsFor(j.view, *p);
+    const PodVerdict v = JudgePodForDrain(facts, j.rules, j.budgets);
+    if (v.fate == PodFate::kBlocks) return no(std::string(BlockReasonName(v.reason)), v.message);
+    if (v.fate != PodFate::kMoves) continue;
+    out.to_evict.push_back(p);
+    moving.push_back(&p->spec);
+    budgets_of.push_back(facts.budgets);
+  }
+  // Two pods of one budget on the node spend two of its disruptions.
+  std::vector<int> left = j.budgets;
+  for (const std::vector<int>& bs : budgets_of) {
+    for (int b : bs) {
+      if (--left[b] < 0)
+        return no("NotEnoughPdb", "its pods need more disruptions than a budget allows");
+    }
+  }
+  const int at = j.snapshot_index[i];
+  std::string why;
+  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why)) {
+    return no("NoPlaceToMovePods", why);
+  }
+  j.budgets = std::move(left);
+  out.unneeded = true;
+  out.unneeded_since = TaintTime(s.node->node, kDeletionCandidateTaint).value_or(j.state.now);
+  return out;
+}
+
+int64_t MinutesOrZero(absl::Duration d) { return absl::ToInt64Minutes(d); }
+
+// How long a node must stay unneeded before it goes: its group's unneeded or unready time.
+absl::Duration UnneededWait(const NodeStatus& s, const ClusterState& state) {
+  const AutoscalingOptions& o = state.groups[s.group].provider->options;
+  return s.condition == NodeCondition::kUnready ? o.scale_down_unready_time
+                                                : o.scale_down_unneeded_time;
+}
+
+// Nodes being removed that still have pods to see off.
+int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
+  int drains = 0;
+  for (const NodeStatus& s : state.nodes) {
+    if (s.condition != NodeCondition::kBeingDeleted) continue;
+    const std::vector<PodPtr>& pods = view.PodsOn(s.node->node.name);
+    drains += std::any_of(pods.begin(), pods.end(), [](const PodPtr& p) {
+      return !p->daemonset() && !p->mirror && p->phase != "Succeeded" && p->phase != "Failed";
+    });
+  }
+  return drains;
+}
+
+}  // namespace
+
+NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,
+                              bool ignore_daemonsets) {
+  const NodeObject& n = *s.node;
+  absl::StatusOr<std::optional<GpuInventory>> own =
+      ReadGpuInventory(n.node.labels, n.annotations, n.node.allocatable, n.node.name);
+  const GpuInventory* gpus = own.ok() && own->has_value() ? &**own
+                             : g.gpus.has_value()         ? &*g.gpus
+                                                          : nullptr;
+  const NamedMigLayout* layout = nullptr;
+  if (gpus != nullptr) {
+    for (const NamedMigLayout& l : gpus->mig_layouts) {
+      if (layout == nullptr || l.name == s.mig_layout) layout = &l;
+    }
+  }
+  std::vector<PodUse> pods;
+  for (const PodPtr& p : view.PodsOn(n.node.name)) {
+    if (p->phase == "Succeeded" || p->phase == "Failed") continue;
+    pods.push_back({&p->spec, p->daemonset(), p->mirror});
+  }
+  return ComputeUtilization(n.node.allocatable, gpus, layout, pods, ignore_daemonsets);
+}
+
+std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key) {
+  for (const Taint& t : node.taints) {
+    int64_t seconds = 0;
+    if (t.key == key && absl::SimpleAtoi(t.value, &seconds)) return absl::FromUnixSeconds(seconds);
+  }
+  return std::nullopt;
+}
+
+std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDownClock& clock,
+                                       int pods_for_existing_nodes, absl::Time now) const {
+  if (!options_.enabled) return "scale-down is off (--scale-down-enabled=false)";
+  if (!state.healthy) return "the cluster is unhealthy";
+  const auto within = [&](absl::Time since, absl::Duration delay, absl::string_view what) {
+    return now - since < delay
+               ? absl::StrCat("in cooldown after ", what, " (", MinutesOrZero(delay), "m)")
+               : std::string();
+  };
+  for (std::string why :
+       {within(clock.last_scale_up, options_.delay_after_add, "a scale-up"),
+        within(clock.last_delete, options_.delay_after_delete, "a node removal"),
+        within(clock.last_failure, options_.delay_after_failure, "a failed scale-down")}) {
+    if (!why.empty()) return why;
+  }
+  if (pods_for_existing_nodes > 0) {
+    return absl::StrCat(pods_for_existing_nodes,
+                        " pending pod(s) fit on existing or upcoming nodes: they land first");
+  }
+  return "";
+}
+
+ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
+                                     const ScaleDownClock& clock, int pods_for_existing_nodes,
+                                     absl::Time now) const {
+  ScaleDownPlan plan;
+  plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
+  if (!options_.enabled) {  // off: the marks of an earlier run go
+    for (size_t i = 0; i < state.nodes.size(); ++i) {
+      if (HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint)) {
+        plan.unmark.push_back(static_cast<int>(i));
+      }
+    }
+    return plan;
+  }
+  if (!state.healthy) return plan;
+  // In a cooldown the nodes are still judged, so their unneeded time keeps running.
+  const DrainRules rules{options_.skip_nodes_with_local_storage,
+                         options_.skip_nodes_with_system_pods,
+                         options_.skip_nodes_with_custom_controller_pods};
+  Judging j(view, state, rules, TargetNodes(view, state));
+  std::vector<bool> unneeded(state.nodes.size(), false);
+  for (int i : JudgingOrder(state)) {
+    const NodeCondition c = state.nodes[i].condition;
+    if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
+    NodeJudgement judged = Judge(i, j);
+    unneeded[i] = judged.unneeded;
+    if (judged.unneeded) {
+      const absl::Time due = judged.unneeded_since + UnneededWait(state.nodes[i], state);
+      if (due > now) plan.next_due = std::min(plan.next_due, due);
+      ++plan.status.candidates_by_group[state.groups[state.nodes[i].group].id()];
+      if (!HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint)) plan.mark.push_back(i);
+    }
+    plan.judged.push_back(std::move(judged));
+  }
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    if (!unneeded[i] && HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint) &&
+        state.nodes[i].condition != NodeCondition::kBeingDeleted) {
+      plan.unmark.push_back(static_cast<int>(i));
+    }
+  }
+  if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, plan);
+  return plan;
+}
+
+void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
+                                      ScaleDownPlan& plan) const {
+  int in_progress = 0;
+  std::vector<int> left(state.groups.size());
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    left[g] = state.groups[g].provider->target_size - state.groups[g].counts.being_deleted;
+    in_progress += state.groups[g].counts.being_deleted;
+  }
+  int64_t cores = 0, memory = 0;
+  for (const NodeStatus& s : state.nodes) {
+    if (s.condition == NodeCondition::kBeingDeleted) continue;
+    const NodeUsage u =
+        UsageOf(s.node->node.labels, s.node->annotations,
+                s.node->capacity.empty() ? s.node->node.allocatable : s.node->capacity, "");
+    cores += u.cores;
+    memory += u.memory_bytes;
+  }
+  for (const NodeJudgement& j : plan.judged) {
+    if (!j.unneeded) continue;
+    const NodeStatus& s = state.nodes[j.node];
+    const ProviderGroup& g = *state.groups[s.group].provider;
+    const bool unready = s.condition == NodeCondition::kUnready;
+    if (now - j.unneeded_since < UnneededWait(s, state)) continue;
+    if (left[s.group] - 1 < g.min_size) continue;
+    const NodeUsage u =
+        UsageOf(s.node->node.labels, s.node->annotations,
+                s.node->capacity.empty() ? s.node->node.allocatable : s.node->capacity, "");
+    if (cores - u.cores < limits_.cores.min || memory - u.memory_bytes < limits_.memory_bytes.min) {
+      continue;
+    }
+    const bool empty = j.to_evict.empty();
+    if (in_progress >= options_.max_scale_down_parallelism) break;
+    if (!empty && drains >= options_.max_drain_parallelism) continue;
+    plan.removals.push_back({j.node,
+                             empty     ? "empty"
+                             : unready ? "unready"
+                                       : "underutilized",
+                             j.to_evict});
+    --left[s.group];
+    ++in_progress;
+    drains += !empty;
+    cores -= u.cores;
+    memory -= u.memory_bytes;
+  }
+}
+
+}  // namespace gpua

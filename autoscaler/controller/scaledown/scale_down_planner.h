@@ -1,0 +1,101 @@
+// Scale-down, the deciding half. Every node of a group is judged: used below its threshold
+// (GPU nodes by their GPUs, in physical GPUs; others by max(cpu, memory)), not marked
+// scale-down-disabled, every pod free to move (the drain rules) and with somewhere to go
+// (the removal simulation: nodes chosen earlier in the loop take no pods, and what they
+// give up is placed for good). A node so judged is unneeded; the time it became so is kept
+// in its DeletionCandidateOfClusterAutoscaler taint, so a restart loses no clock. An
+// unneeded node whose group's unneeded time has passed is removed, empty ones in bulk and
+// the others a few at a time, never taking a group under its min or the cluster under its
+// minimum cores or memory, and not while a cooldown runs (judging goes on in one, so the
+// unneeded time keeps running, as in cluster-autoscaler). Pure: view and state in, a plan out.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/status/status_report.h"
+#include "estimator/node_utilization.h"
+
+namespace gpua {
+
+// The annotation that says why a node carrying ToBeDeletedByClusterAutoscaler is removed:
+// "empty", "underutilized", "unready" or "preempted".
+inline constexpr char kRemovalReasonAnnotation[] = "gpu-autoscaler.io/removal-reason";
+inline constexpr char kPreemptedReason[] = "preempted";
+inline constexpr char kScaleDownDisabledAnnotation[] =
+    "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+
+struct NodeJudgement {
+  int node = -1;  // index into ClusterState::nodes
+  bool unneeded = false;
+  absl::Time unneeded_since = absl::InfiniteFuture();
+  // Why it is not unneeded (cluster-autoscaler's unremovable reasons: NotUnderutilized,
+  // ScaleDownDisabledAnnotation, NoPlaceToMovePods, NotEnoughPdb, ...) and in words.
+  std::string reason;
+  std::string detail;
+  NodeUtilization utilization;
+  std::vector<PodPtr> to_evict;  // the pods that move
+};
+
+struct NodeRemoval {
+  int node = -1;
+  std::string reason;  // empty, underutilized, unready
+  std::vector<PodPtr> to_evict;
+};
+
+struct ScaleDownPlan {
+  std::vector<NodeJudgement> judged;  // every node of a group looked at
+  std::vector<int> mark;              // unneeded, to get the DeletionCandidate taint
+  std::vector<int> unmark;            // carrying it, no longer unneeded
+  std::vector<NodeRemoval> removals;
+  std::string cooldown;  // set: nothing is removed this loop (nodes are judged), and why
+  // When the first unneeded node's unneeded time will have passed: the loop should run then.
+  absl::Time next_due = absl::InfiniteFuture();
+  ScaleDownStatus status;
+};
+
+// When scaling last happened: the cooldowns start from these.
+struct ScaleDownClock {
+  absl::Time last_scale_up = absl::InfinitePast();
+  absl::Time last_delete = absl::InfinitePast();
+  absl::Time last_failure = absl::InfinitePast();
+};
+
+// How used a node of `group` is (its own GPU inventory, else its template's).
+NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group,
+                              const ClusterView& view, bool ignore_daemonsets);
+
+// The unix time a taint of ours carries as its value; nullopt when it carries none.
+std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
+
+class ScaleDownPlanner {
+ public:
+  ScaleDownPlanner(const ScaleDownOptions& options, const ClusterLimits& limits)
+      : options_(options), limits_(limits) {}
+
+  // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
+  // scheduler has yet to bind them); while there are any, no removal starts.
+  ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
+                     const ScaleDownClock& clock, int pods_for_existing_nodes,
+                     absl::Time now) const;
+
+ private:
+  std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,
+                       int pods_for_existing_nodes, absl::Time now) const;
+  // `drains`: removals under way that still have pods to see off.
+  void ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
+                      ScaleDownPlan& plan) const;
+
+  const ScaleDownOptions& options_;
+  const ClusterLimits& limits_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_

@@ -1,0 +1,177 @@
+// The scale-down planner on its own: which nodes are unneeded, when they may go, and what
+// keeps them, from a view and a state built by hand.
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "autoscaler/controller/cluster_state.h"
+#include "tests/unit/controller/controller_test_util.h"
+
+namespace gpua {
+namespace {
+
+using testing::Group;
+using testing::H100Template;
+using testing::NodeOf;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+struct Fixture {
+  ProviderSnapshot provider;
+  ClusterView view;
+  ClusterStateOptions state_options;
+  NodeGroupBackoff backoff{BackoffOptions{}};
+  ScaleDownOptions options;
+  ClusterLimits limits;
+
+  explicit Fixture(int nodes, int min_size = 0) {
+    ProviderGroup g = Group("h100", H100Template(), nodes);
+    g.min_size = min_size;
+    g.options.scale_down_unneeded_time = absl::Minutes(10);
+    g.options.scale_down_gpu_utilization_threshold = 0.5;
+    g.options.scale_down_utilization_threshold = 0.5;
+    provider.gpu_label = "nvidia.com/gpu.product";
+    provider.groups.push_back(std::move(g));
+    for (int i = 0; i < nodes; ++i) AddNode(absl::StrCat("h100-", i));
+  }
+  NodeObject& AddNode(const std::string& name) {
+    auto n = NodeOf(name, H100Template(), kNow - absl::Hours(1));
+    provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
+    provider.group_of_instance[n->provider_id] = 0;
+    view.nodes.push_back(n);
+    return const_cast<NodeObject&>(*view.nodes.back());
+  }
+  // A pod of a live ReplicaSet on `node`.
+  void AddPod(const std::string& node, ResourceList requests) {
+    auto p = std::make_shared<PodObject>();
+    p->spec.namespace_name = "ml";
+    p->spec.name = absl::StrCat(node, "-pod-", view.pods.size());
+    p->spec.node_name = node;
+    p->spec.requests = std::move(requests);
+    p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
+    p->spec.owner = OwnerReference{"ReplicaSet", "web", "web-uid", true};
+    p->phase = "Running";
+    view.AddPod(std::move(p));
+    if (view.workloads.empty()) {
+      auto rs = std::make_shared<WorkloadObject>();
+      rs->kind = "ReplicaSet";
+      rs->namespace_name = "ml";
+      rs->name = "web";
+      rs->uid = "web-uid";
+      view.AddWorkload(std::move(rs));
+    }
+  }
+  ScaleDownPlan Plan(int pods_for_existing_nodes = 0, absl::Time now = kNow) {
+    ClusterStateBuilder builder(state_options);
+    state = builder.Build(view, provider, backoff, now);
+    ScaleDownPlanner planner(options, limits);
+    return planner.Plan(view, state, ScaleDownClock{}, pods_for_existing_nodes, now);
+  }
+  ClusterState state;
+};
+
+// A DeletionCandidate taint written `ago`.
+void MarkedUnneeded(NodeObject& n, absl::Duration ago) {
+  n.node.taints.push_back({kDeletionCandidateTaint, absl::StrCat(absl::ToUnixSeconds(kNow - ago)),
+                           TaintEffect::kPreferNoSchedule});
+}
+
+TEST_CASE("an empty GPU node is unneeded at once and goes after its group's unneeded time",
+          "[controller][scale-down]") {
+  Fixture f(1);
+  ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 1);
+  CHECK(plan.judged[0].unneeded);
+  CHECK(plan.mark == std::vector<int>{0});
+  CHECK(plan.removals.empty());
+  CHECK(plan.next_due == kNow + absl::Minutes(10));
+  CHECK(plan.status.candidates_by_group["h100"] == 1);
+
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Minutes(10));
+  plan = f.Plan();
+  CHECK(plan.mark.empty());  // marked already: the taint keeps the time
+  REQUIRE(plan.removals.size() == 1);
+  CHECK(plan.removals[0].reason == "empty");
+}
+
+TEST_CASE("a node whose GPUs are half used or more stays", "[controller][scale-down]") {
+  Fixture f(1);
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "4"}}));
+  ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 1);
+  CHECK(plan.judged[0].reason == "NotUnderutilized");
+  CHECK(plan.judged[0].detail == "GPU use 50% is not under 50%");
+}
+
+TEST_CASE("pods with nowhere to go keep their node", "[controller][scale-down]") {
+  Fixture f(2);
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "3"}}));
+  f.AddPod("h100-1", testing::Res({{"nvidia.com/gpu", "3"}}));
+  MarkedUnneeded(f.AddNode("h100-2"), absl::Minutes(30));
+  f.provider.groups[0].target_size = 3;
+  f.AddPod("h100-2", testing::Res({{"nvidia.com/gpu", "3"}}));
+  // Any one node's 3 GPUs fit beside another's; the second node to be judged finds the room
+  // taken by the first.
+  const ScaleDownPlan plan = f.Plan();
+  int unneeded = 0, no_place = 0;
+  for (const NodeJudgement& j : plan.judged) {
+    unneeded += j.unneeded;
+    no_place += j.reason == "NoPlaceToMovePods";
+  }
+  CHECK(unneeded == 1);
+  CHECK(no_place == 2);
+}
+
+TEST_CASE("a group's min size keeps its last nodes", "[controller][scale-down]") {
+  Fixture f(3, /*min_size=*/2);
+  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.removals.size() == 1);
+}
+
+TEST_CASE("empty nodes go in bulk, up to the scale-down parallelism", "[controller][scale-down]") {
+  Fixture f(5);
+  f.options.max_scale_down_parallelism = 3;
+  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  CHECK(f.Plan().removals.size() == 3);
+}
+
+TEST_CASE("the cluster's minimum cores are never crossed", "[controller][scale-down]") {
+  Fixture f(2);
+  f.limits.cores.min = 300;  // two nodes have 380 cores; one would leave 190
+  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  CHECK(f.Plan().removals.empty());
+}
+
+TEST_CASE("in a cooldown, and while pending pods fit on nodes, nodes are judged but none goes",
+          "[controller][scale-down]") {
+  Fixture f(1);
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Hours(1));
+  ScaleDownPlan plan = f.Plan(/*pods_for_existing_nodes=*/2);
+  CHECK(plan.judged.size() == 1);
+  CHECK(plan.removals.empty());
+  CHECK(plan.cooldown == "2 pending pod(s) fit on existing or upcoming nodes: they land first");
+}
+
+TEST_CASE("a node running a pod that cannot be read is never a candidate",
+          "[controller][scale-down]") {
+  Fixture f(1);
+  f.view.nodes_with_unreadable_pods.insert("h100-0");
+  const ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 1);
+  CHECK_FALSE(plan.judged[0].unneeded);
+  CHECK(plan.judged[0].reason == "UnreadablePod");
+}
+
+TEST_CASE("scale-down off takes the marks of an earlier run off", "[controller][scale-down]") {
+  Fixture f(1);
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Hours(1));
+  f.options.enabled = false;
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.unmark == std::vector<int>{0});
+  CHECK(plan.removals.empty());
+}
+
+}  // namespace
+}  // namespace gpua
