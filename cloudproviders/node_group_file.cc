@@ -144,6 +144,26 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
   return groups;
 }
 
+absl::Status SetNodeGroupOption(NodeGroupOptions& options, absl::string_view name,
+                                absl::string_view value, absl::string_view where) {
+  nlohmann::json v = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded() || v.is_object() || v.is_array()) v = std::string(value);  // "5m"
+  const nlohmann::json object = {{std::string(name), v}};
+  GPUA_ASSIGN_OR_RETURN(const NodeGroupOptions read,
+                        ReadOptions(JsonReader(object, std::string(where))));
+  const auto merge = [](auto& into, const auto& from) {
+    if (from.has_value()) into = from;
+  };
+  merge(options.scale_down_utilization_threshold, read.scale_down_utilization_threshold);
+  merge(options.scale_down_gpu_utilization_threshold, read.scale_down_gpu_utilization_threshold);
+  merge(options.scale_down_unneeded_time, read.scale_down_unneeded_time);
+  merge(options.scale_down_unready_time, read.scale_down_unready_time);
+  merge(options.max_node_provision_time, read.max_node_provision_time);
+  merge(options.zero_or_max_node_scaling, read.zero_or_max_node_scaling);
+  merge(options.ignore_daemonsets_utilization, read.ignore_daemonsets_utilization);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path) {
   GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return ParseNodeGroupFile(text, path);

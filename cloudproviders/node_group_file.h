@@ -51,6 +51,12 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
                                                                 absl::string_view source);
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path);
 
+// Sets one of a group's `options` by its name in the file ("scaleDownUnneededTime") from
+// its value as text ("5m", "0.4", "true"), read as the file's reader reads it; an error
+// names the option after `where`.
+absl::Status SetNodeGroupOption(NodeGroupOptions& options, absl::string_view name,
+                                absl::string_view value, absl::string_view where);
+
 }  // namespace gpua
 
 #endif  // GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_

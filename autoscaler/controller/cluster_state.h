@@ -28,8 +28,6 @@ namespace gpua {
 // The taints cluster-autoscaler (and so we) put on nodes it removes or may remove.
 inline constexpr char kToBeDeletedTaint[] = "ToBeDeletedByClusterAutoscaler";
 inline constexpr char kDeletionCandidateTaint[] = "DeletionCandidateOfClusterAutoscaler";
-// The label the GPU operator's MIG manager reads for a node's layout.
-inline constexpr char kMigConfigLabel[] = "nvidia.com/mig.config";
 
 // cluster-autoscaler's NODECOUNTS.
 struct NodeCounts {

@@ -20,6 +20,13 @@ struct SimInstance {
   absl::Time gpu_ready_at;
   std::optional<absl::Time> reclaim_at;  // spot only, once running
   absl::Time gone_at;                    // once deleting
+  bool ran = false;                      // it reached running: billed from running_at
+  bool noticed = false;                  // its reclaim notice has been given
+
+  // The billed time up to `end` (when it went, or now).
+  absl::Duration BilledUntil(absl::Time end) const {
+    return ran && end > running_at ? end - running_at : absl::ZeroDuration();
+  }
 };
 
 struct GroupState {
@@ -28,6 +35,8 @@ struct GroupState {
   bool stockout = false;
   absl::Status increase_error;
   std::vector<SimInstance> instances;
+  absl::Duration billed_gone;  // of the instances that are gone
+  int interruptions = 0;       // reclaim notices given (spot, or Interrupt)
 
   int TargetSize() const {
     return static_cast<int>(std::count_if(instances.begin(), instances.end(), [](const auto& i) {
@@ -55,6 +64,7 @@ struct SimulatedCloud::State {
   absl::Status fail_with ABSL_GUARDED_BY(mu);
   int fail_count ABSL_GUARDED_BY(mu) = 0;
   absl::Duration latency ABSL_GUARDED_BY(mu);
+  absl::Duration spot_notice;
 
   void Launch(GroupState& g, int count, absl::Time at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (int i = 0; i < count; ++i) {
@@ -88,15 +98,23 @@ struct SimulatedCloud::State {
         for (SimInstance& i : g.instances) {
           if (i.state == InstanceState::kCreating && !i.error && now >= i.running_at) {
             i.state = InstanceState::kRunning;
+            i.ran = true;
             if (spot) i.reclaim_at = DrawReclaim(g, i.running_at);
             changed = true;
           }
+          if (i.reclaim_at && !i.noticed && i.state != InstanceState::kCreating &&
+              now >= *i.reclaim_at - spot_notice) {
+            i.noticed = true;
+            ++g.interruptions;
+          }
           if (i.state == InstanceState::kRunning && i.reclaim_at && now >= *i.reclaim_at) {
             reclaimed.push_back(*i.reclaim_at);
+            g.billed_gone += i.BilledUntil(*i.reclaim_at);
             changed = true;
             continue;
           }
           if (i.state == InstanceState::kDeleting && now >= i.gone_at) {
+            g.billed_gone += i.BilledUntil(i.gone_at);
             changed = true;
             continue;
           }
@@ -254,6 +272,7 @@ SimulatedCloud::SimulatedCloud(std::vector<NodeGroupConfig> groups, Clock& clock
     : clock_(clock), options_(std::move(options)), state_(std::make_unique<State>()) {
   absl::MutexLock lock(&state_->mu);
   state_->rng.seed(options_.seed);
+  state_->spot_notice = options_.spot_notice;
   for (NodeGroupConfig& config : groups) {
     groups_.push_back(std::make_shared<Group>(*this, config));
     GroupState g;
@@ -392,44 +411,65 @@ absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
   return absl::NotFoundError(absl::StrCat("no instance ", provider_id));
 }
 
-std::map<std::string, std::vector<Instance>> SimulatedCloud::RunningInstances() {
+std::vector<Machine> SimulatedCloud::Machines() {
   absl::MutexLock lock(&state_->mu);
   state_->Advance(clock_.Now());
-  std::map<std::string, std::vector<Instance>> out;
+  std::vector<Machine> out;
   for (const GroupState& g : state_->groups) {
-    std::vector<Instance>& running = out[g.config.spec.id];
     for (const SimInstance& i : g.instances) {
-      if (i.state == InstanceState::kRunning) running.push_back({i.id, i.state, i.error});
+      if (i.state != InstanceState::kRunning) continue;
+      out.push_back({g.config.spec.id, i.id, i.running_at, i.gpu_ready_at,
+                     i.noticed ? i.reclaim_at : std::nullopt});
     }
   }
   return out;
 }
 
 std::vector<SpotNotice> SimulatedCloud::SpotNotices() {
-  absl::MutexLock lock(&state_->mu);
-  const absl::Time now = clock_.Now();
-  state_->Advance(now);
   std::vector<SpotNotice> notices;
-  for (const GroupState& g : state_->groups) {
-    for (const SimInstance& i : g.instances) {
-      if (i.state == InstanceState::kRunning && i.reclaim_at &&
-          now >= *i.reclaim_at - options_.spot_notice) {
-        notices.push_back({g.config.spec.id, i.id, *i.reclaim_at});
-      }
-    }
+  for (const Machine& m : Machines()) {
+    if (m.reclaim_at) notices.push_back({m.group, m.provider_id, *m.reclaim_at});
   }
   return notices;
 }
 
-std::optional<absl::Time> SimulatedCloud::GpuReadyTime(const std::string& provider_id) {
+std::map<std::string, GroupBilling> SimulatedCloud::Billing() {
   absl::MutexLock lock(&state_->mu);
-  state_->Advance(clock_.Now());
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  std::map<std::string, GroupBilling> out;
   for (const GroupState& g : state_->groups) {
+    GroupBilling& b = out[g.config.spec.id];
+    b.node_time = g.billed_gone;
+    b.interruptions = g.interruptions;
     for (const SimInstance& i : g.instances) {
-      if (i.id == provider_id && i.state == InstanceState::kRunning) return i.gpu_ready_at;
+      b.node_time += i.BilledUntil(now);
+      b.running += i.ran;
     }
   }
-  return std::nullopt;
+  return out;
+}
+
+absl::Time SimulatedCloud::NextChange() {
+  absl::MutexLock lock(&state_->mu);
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  absl::Time next = absl::InfiniteFuture();
+  const auto consider = [&](absl::Time t) {
+    if (t > now) next = std::min(next, t);
+  };
+  for (const GroupState& g : state_->groups) {
+    for (const SimInstance& i : g.instances) {
+      if (i.state == InstanceState::kCreating && !i.error) consider(i.running_at);
+      if (i.state == InstanceState::kRunning) consider(i.gpu_ready_at);
+      if (i.reclaim_at && i.state != InstanceState::kCreating) {
+        consider(*i.reclaim_at - options_.spot_notice);
+        consider(*i.reclaim_at);
+      }
+      if (i.state == InstanceState::kDeleting) consider(i.gone_at);
+    }
+  }
+  return next;
 }
 
 }  // namespace gpua

@@ -34,6 +34,22 @@ struct SimulatedCloudOptions {
   std::string gpu_label = "nvidia.com/gpu.product";
 };
 
+// What a group has cost so far: instances are billed from running until gone.
+struct GroupBilling {
+  absl::Duration node_time;  // summed over its instances
+  int running = 0;           // instances billed now
+  int interruptions = 0;     // reclaim notices given
+};
+
+// A running instance as its kubelet knows it.
+struct Machine {
+  std::string group;
+  std::string provider_id;
+  absl::Time running_at;
+  absl::Time gpu_ready_at;               // its driver and device plugin are up
+  std::optional<absl::Time> reclaim_at;  // set once its reclaim notice is given
+};
+
 struct SpotNotice {
   std::string group;
   std::string provider_id;
@@ -69,13 +85,17 @@ class SimulatedCloud : public CloudProvider {
   // Gives a running instance its reclaim notice now: it is gone after the notice period (a
   // spot interruption or a scheduled preemption, on demand, for tests and traces).
   absl::Status Interrupt(const std::string& provider_id);
-  // The running instances by group, as the machines themselves know it: no injected error
-  // or latency (what a kubelet sees, not what the cloud's API answers).
-  std::map<std::string, std::vector<Instance>> RunningInstances();
+  // The running instances, group by group, as the machines themselves know it: no injected
+  // error or latency (what a kubelet sees, not what the cloud's API answers).
+  std::vector<Machine> Machines();
   // Spot instances under notice now.
   std::vector<SpotNotice> SpotNotices();
-  // When the GPUs of a running instance are usable (driver and device plugin up).
-  std::optional<absl::Time> GpuReadyTime(const std::string& provider_id);
+  // Billing by group id, up to the clock's now.
+  std::map<std::string, GroupBilling> Billing();
+  // The next time after now at which an instance changes (comes up, gets its GPUs, gets or
+  // runs out its notice, goes); InfiniteFuture when nothing is due. A discrete-event
+  // simulation steps to it.
+  absl::Time NextChange();
 
   struct State;  // one group's instances and target; see the .cc
 

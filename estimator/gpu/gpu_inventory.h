@@ -43,6 +43,9 @@ inline constexpr absl::string_view kAnnotationPrefix = "gpu-autoscaler.io/";
 enum class GpuSharing { kExclusive, kTimeSlicing, kMps, kMig, kAmdPartition };
 absl::string_view GpuSharingName(GpuSharing sharing);
 
+// The label the GPU operator's MIG manager reads for a node's layout.
+inline constexpr char kMigConfigLabel[] = "nvidia.com/mig.config";
+
 struct GpuInventory {
   GpuVendor vendor = GpuVendor::kNvidia;  // NVIDIA or AMD: the vendors whose sharing we model
   std::string model;                      // the product name as the labels give it

@@ -2,8 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
-#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua::testing {
 namespace {
@@ -32,10 +32,10 @@ std::string SimulatedKubelet::NodeName(const std::string& provider_id) {
   return name;
 }
 
-nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instance& i,
+nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const std::string& provider_id,
                                          bool gpus_ready, bool under_notice) const {
   const NodeTemplate& t = g.spec.node_template;
-  const std::string name = NodeName(i.id);
+  const std::string name = NodeName(provider_id);
   // What others wrote on the Node (the controller's labels, annotations and taints) stays, as
   // a kubelet leaves them; the kubelet owns its status.
   nlohmann::json node;
@@ -55,29 +55,15 @@ nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const Instanc
             {"kind", "Node"},
             {"metadata",
              {{"name", name}, {"labels", labels}, {"creationTimestamp", registered_at_.at(name)}}},
-            {"spec", {{"providerID", i.id}, {"taints", taints}}}};
+            {"spec", {{"providerID", provider_id}, {"taints", taints}}}};
   }
   if (under_notice) AddSpotInterruptionTaint(node);
   const nlohmann::json labels = node["metadata"].value("labels", nlohmann::json::object());
-  const std::string mig_layout = labels.value("nvidia.com/mig.config", "");
+  const std::string mig_layout = labels.value(kMigConfigLabel, "");
   auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "template");
   const std::optional<GpuInventory> inventory =
       gpus.ok() && gpus->has_value() ? std::optional<GpuInventory>(**gpus) : std::nullopt;
-  ResourceList allocatable;
-  for (const auto& [res, q] : t.allocatable) {
-    const auto kind = ClassifyGpuResource(res);
-    if (inventory.has_value() && kind.has_value() && kind->vendor == inventory->vendor) continue;
-    allocatable.Set(res, q);
-  }
-  if (!inventory.has_value()) {
-    allocatable = t.allocatable;
-  } else if (gpus_ready) {
-    const NamedMigLayout* layout = nullptr;
-    for (const NamedMigLayout& l : inventory->mig_layouts) {
-      if (layout == nullptr || l.name == mig_layout) layout = &l;
-    }
-    allocatable = allocatable + inventory->Advertised(layout);
-  }
+  const ResourceList allocatable = AdvertisedAllocatable(t, inventory, mig_layout, gpus_ready);
   node["status"] = {{"allocatable", Resources(allocatable)},
                     {"capacity", Resources(allocatable)},
                     {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
@@ -104,30 +90,26 @@ void SimulatedKubelet::FinishPods(const std::set<std::string>& nodes) {
 }
 
 void SimulatedKubelet::RegisteredAt(absl::Time when) {
-  for (const auto& [group, instances] : cloud_.RunningInstances()) {
-    for (const Instance& i : instances) {
-      registered_at_[NodeName(i.id)] =
-          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", when, absl::UTCTimeZone());
-    }
+  for (const Machine& m : cloud_.Machines()) {
+    registered_at_[NodeName(m.provider_id)] =
+        absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", when, absl::UTCTimeZone());
   }
 }
 
 std::map<std::string, std::string> SimulatedKubelet::Sync() {
-  std::set<std::string> noticed;
-  for (const SpotNotice& n : cloud_.SpotNotices()) noticed.insert(n.provider_id);
   std::set<std::string> alive;
   std::map<std::string, std::string> versions;
-  std::map<std::string, std::vector<Instance>> running = cloud_.RunningInstances();
+  const std::vector<Machine> machines = cloud_.Machines();
   for (const NodeGroupConfig& g : groups_) {
     if (broken_.contains(g.spec.id)) continue;
-    for (const Instance& i : running[g.spec.id]) {
-      const std::string name = NodeName(i.id);
+    for (const Machine& m : machines) {
+      if (m.group != g.spec.id) continue;
+      const std::string name = NodeName(m.provider_id);
       alive.insert(name);
       registered_at_.try_emplace(
           name, absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone()));
-      const std::optional<absl::Time> ready = cloud_.GpuReadyTime(i.id);
       nlohmann::json node =
-          NodeFor(g, i, ready.has_value() && clock_.Now() >= *ready, noticed.contains(i.id));
+          NodeFor(g, m.provider_id, clock_.Now() >= m.gpu_ready_at, m.reclaim_at.has_value());
       const std::string text = node.dump();
       if (written_[name] == text) {
         versions[name] = (*server_.Get("nodes", "", name))["metadata"]["resourceVersion"];

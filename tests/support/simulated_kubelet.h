@@ -38,7 +38,7 @@ class SimulatedKubelet {
   static std::string NodeName(const std::string& provider_id);
 
  private:
-  nlohmann::json NodeFor(const NodeGroupConfig& g, const Instance& i, bool gpus_ready,
+  nlohmann::json NodeFor(const NodeGroupConfig& g, const std::string& provider_id, bool gpus_ready,
                          bool under_notice) const;
 
   SimulatedCloud& cloud_;
