@@ -1,0 +1,417 @@
+#include "autoscaler/sim/sim_cluster.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/gpu/gpu_inventory.h"
+
+namespace gpua::sim {
+namespace {
+
+// What the AWS Node Termination Handler puts on a node under a reclaim notice.
+const Taint kNoticeTaint{"aws-node-termination-handler/spot-itn", "true", TaintEffect::kNoSchedule};
+
+std::string NodeName(const std::string& provider_id) {
+  return absl::StrReplaceAll(provider_id, {{"sim://", ""}, {"/", "-"}});
+}
+
+std::string JobKey(const PodSpec& pod) {
+  return absl::StrCat(pod.namespace_name, "/", pod.owner.has_value() ? pod.owner->name : "");
+}
+
+void SetTaint(std::vector<Taint>& taints, const Taint& taint) {
+  for (Taint& t : taints) {
+    if (t.key == taint.key) {
+      t = taint;
+      return;
+    }
+  }
+  taints.push_back(taint);
+}
+
+void DropTaint(std::vector<Taint>& taints, absl::string_view key) {
+  taints.erase(
+      std::remove_if(taints.begin(), taints.end(), [&](const Taint& t) { return t.key == key; }),
+      taints.end());
+}
+
+}  // namespace
+
+SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock)
+    : clock_(clock), configs_(groups) {
+  for (const NodeGroupConfig& c : configs_) {
+    const NodeTemplate& t = c.spec.node_template;
+    absl::StatusOr<std::optional<GpuInventory>> gpus =
+        ReadGpuInventory(t.labels, t.annotations, t.allocatable, c.spec.id);
+    groups_[c.spec.id] = {&c, gpus.ok() ? *gpus : std::nullopt};
+  }
+}
+
+ClusterView SimCluster::View() const {
+  ClusterView view;
+  view.taken = clock_.Now();
+  view.nodes.reserve(nodes_.size());
+  for (const auto& [name, node] : nodes_) view.nodes.push_back(node.object);
+  view.pods.reserve(pods_.size());
+  for (const auto& [key, pod] : pods_) view.AddPod(pod.object);
+  for (const auto& [key, job] : jobs_) {
+    if (job.second > 0) view.AddWorkload(job.first);
+  }
+  return view;
+}
+
+// --- nodes -----------------------------------------------------------------------------
+
+void SimCluster::Publish(SimNode& node, NodeObject object) {
+  auto props = std::make_shared<NodeProps>();
+  props->labels = object.node.labels;
+  props->taints = object.node.taints;
+  props->unschedulable = object.node.unschedulable;
+  props->group_id = node.group->config->spec.id;
+  if (node.group->gpus.has_value()) {
+    props->gpu = std::make_shared<const GpuInventory>(*node.group->gpus);
+  }
+  node.props = std::move(props);
+  node.object = std::make_shared<const NodeObject>(std::move(object));
+  ++node.version;
+}
+
+void SimCluster::Advertise(SimNode& node, NodeObject& object) {
+  const NodeTemplate& t = node.group->config->spec.node_template;
+  auto layout = object.node.labels.find(kMigConfigLabel);
+  const ResourceList before = object.node.allocatable;
+  object.node.allocatable = AdvertisedAllocatable(
+      t, node.group->gpus, layout == object.node.labels.end() ? "" : layout->second,
+      node.gpus_ready);
+  object.capacity = object.node.allocatable;
+  node.free = node.free + object.node.allocatable - before;
+}
+
+absl::Status SimCluster::ChangeNode(const std::string& name,
+                                    const std::function<void(NodeObject&)>& change) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", name, " not found"));
+  NodeObject object = *it->second.object;
+  change(object);
+  Publish(it->second, std::move(object));
+  return absl::OkStatus();
+}
+
+bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
+  bool changed = false;
+  std::set<std::string> alive;
+  for (const Machine& m : machines) {
+    const std::string name = NodeName(m.provider_id);
+    alive.insert(name);
+    const bool ready = clock_.Now() >= m.gpu_ready_at;
+    const bool noticed = m.reclaim_at.has_value();
+    auto it = nodes_.find(name);
+    if (it == nodes_.end()) {
+      AddNode(name, m, ready, noticed);
+      changed = true;
+    } else if (it->second.gpus_ready != ready || it->second.noticed != noticed) {
+      SimNode& node = it->second;
+      node.gpus_ready = ready;
+      node.noticed = noticed;
+      NodeObject object = *node.object;
+      Advertise(node, object);
+      if (noticed) SetTaint(object.node.taints, kNoticeTaint);
+      Publish(node, std::move(object));
+      changed = true;
+    }
+  }
+  std::vector<std::string> gone;
+  for (const auto& [name, node] : nodes_) {
+    if (!alive.contains(name)) gone.push_back(name);
+  }
+  for (const std::string& name : gone) RemoveNode(name);
+  return changed || !gone.empty();
+}
+
+void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_ready, bool noticed) {
+  const SimGroup& group = groups_.at(m.group);
+  const NodeTemplate& t = group.config->spec.node_template;
+  NodeObject object;
+  object.node.name = name;
+  object.node.labels = t.labels;
+  object.node.labels.insert_or_assign("kubernetes.io/hostname", name);
+  object.node.taints = t.taints;
+  if (noticed) SetTaint(object.node.taints, kNoticeTaint);
+  object.annotations = t.annotations;
+  object.provider_id = m.provider_id;
+  object.ready = true;
+  object.created = clock_.Now();
+  SimNode& node = nodes_[name];
+  node.group = &group;
+  node.gpus_ready = gpus_ready;
+  node.noticed = noticed;
+  Advertise(node, object);
+  Publish(node, std::move(object));
+}
+
+void SimCluster::RemoveNode(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  const std::set<std::string> pods = it->second.pods;
+  for (const std::string& key : pods) Recreate(Remove(key));
+  nodes_.erase(name);
+}
+
+int SimCluster::BoundMembers(const std::string& gang) const {
+  auto it = gang_bound_.find(gang);
+  return it == gang_bound_.end() ? 0 : it->second;
+}
+
+int SimCluster::NodesOf(const std::string& group) const {
+  int n = 0;
+  for (const auto& [name, node] : nodes_) n += node.group->config->spec.id == group;
+  return n;
+}
+
+// --- the KubeWriter ----------------------------------------------------------------------
+
+absl::Status SimCluster::AddTaint(const std::string& node, const Taint& taint) {
+  return ChangeNode(node, [&](NodeObject& n) { SetTaint(n.node.taints, taint); });
+}
+
+absl::Status SimCluster::RemoveTaint(const std::string& node, const std::string& key) {
+  return ChangeNode(node, [&](NodeObject& n) { DropTaint(n.node.taints, key); });
+}
+
+absl::Status SimCluster::SetUnschedulable(const std::string& node, bool unschedulable) {
+  return ChangeNode(node, [&](NodeObject& n) { n.node.unschedulable = unschedulable; });
+}
+
+absl::Status SimCluster::Annotate(const std::string& node, const std::string& key,
+                                  std::optional<std::string> value) {
+  return ChangeNode(node, [&](NodeObject& n) {
+    if (value.has_value() && !value->empty()) {
+      n.annotations.insert_or_assign(key, *value);
+    } else {
+      n.annotations.erase(key);
+    }
+  });
+}
+
+absl::Status SimCluster::Label(const std::string& node, const std::string& key,
+                               std::optional<std::string> value) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end()) return absl::NotFoundError(absl::StrCat("node ", node, " not found"));
+  SimNode& n = it->second;
+  NodeObject object = *n.object;
+  if (value.has_value() && !value->empty()) {
+    object.node.labels.insert_or_assign(key, *value);
+  } else {
+    object.node.labels.erase(key);
+  }
+  // The MIG manager applies a new layout; the device plugin then advertises its devices.
+  if (key == kMigConfigLabel) Advertise(n, object);
+  Publish(n, std::move(object));
+  return absl::OkStatus();
+}
+
+absl::Status SimCluster::DeleteNode(const std::string& node) {
+  RemoveNode(node);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<EvictionResult> SimCluster::Evict(const std::string& namespace_name,
+                                                 const std::string& name,
+                                                 std::optional<absl::Duration> grace) {
+  auto it = pods_.find(absl::StrCat(namespace_name, "/", name));
+  if (it == pods_.end()) return EvictionResult::kGone;
+  SimPod& pod = it->second;
+  if (pod.stopping) return EvictionResult::kEvicted;
+  if (pod.node.empty()) {  // nothing runs: it is deleted, and its Job makes it again
+    Recreate(Remove(it->first));
+    return EvictionResult::kEvicted;
+  }
+  pod.stopping = true;
+  UpdatePod(pod, [](PodObject& p) { p.terminating = true; });
+  const absl::Duration own = pod.object->termination_grace.value_or(absl::Seconds(30));
+  const absl::Duration wait = grace.has_value() ? std::min(*grace, own) : own;
+  due_.push({clock_.Now() + wait, it->first, pod.incarnation, PodEnd::kStopped});
+  return EvictionResult::kEvicted;
+}
+
+absl::Status SimCluster::RecordEvent(const EventRecord&) {
+  ++accounts_.events;
+  return absl::OkStatus();
+}
+
+absl::Status SimCluster::WriteConfigMap(const std::string&, const std::string&,
+                                        const std::map<std::string, std::string>&,
+                                        const std::map<std::string, std::string>&) {
+  return absl::OkStatus();
+}
+
+// --- pods ----------------------------------------------------------------------------------
+
+void SimCluster::UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& change) {
+  PodObject object = *pod.object;
+  change(object);
+  pod.object = std::make_shared<const PodObject>(std::move(object));
+}
+
+void SimCluster::Arrive(const TraceArrival& arrival) {
+  for (int i = 0; i < arrival.count; ++i) {
+    AddPendingPod(arrival, arrival.count == 1 ? arrival.name : absl::StrCat(arrival.name, "-", i),
+                  0);
+  }
+}
+
+void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& name,
+                               int incarnation) {
+  const absl::Time now = clock_.Now();
+  const std::string pod_name = incarnation == 0 ? name : absl::StrCat(name, "-r", incarnation);
+  PodObject object = *arrival.shape;
+  object.spec.name = pod_name;
+  object.spec.uid = absl::StrCat("uid-", object.spec.namespace_name, "-", pod_name);
+  object.created = now;
+  SimPod pod;
+  pod.arrival = &arrival;
+  pod.incarnation = incarnation;
+  pod.created = now;
+  pod.base_name = name;
+  pod.seq = seq_++;
+  pod.request = object.spec.requests;
+  pod.request.Set("pods", Quantity::FromUnits(1));
+  pod.object = std::make_shared<const PodObject>(std::move(object));
+  const std::string key = pod.object->spec.Key();
+  auto& job = jobs_[JobKey(pod.object->spec)];
+  if (job.first == nullptr) {
+    auto w = std::make_shared<WorkloadObject>();
+    w->kind = "Job";
+    w->namespace_name = pod.object->spec.namespace_name;
+    w->name = pod.object->spec.owner->name;
+    w->uid = pod.object->spec.owner->uid;
+    w->replicas = arrival.count;
+    job.first = std::move(w);
+  }
+  ++job.second;
+  pending_[{now, pod.seq}] = key;
+  pods_[key] = std::move(pod);
+}
+
+bool SimCluster::IsBound(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it != pods_.end() && !it->second.node.empty();
+}
+
+bool SimCluster::MarkUnschedulable(const std::string& key) {
+  SimPod& pod = pods_.at(key);
+  if (pod.object->unschedulable) return false;
+  UpdatePod(pod, [](PodObject& p) { p.unschedulable = true; });
+  return true;
+}
+
+void SimCluster::Bind(const std::string& key, const std::string& node_name) {
+  const absl::Time now = clock_.Now();
+  SimPod& pod = pods_.at(key);
+  SimNode& node = nodes_.at(node_name);
+  pending_.erase({pod.created, pod.seq});
+  UpdatePod(pod, [&](PodObject& p) {
+    p.spec.node_name = node_name;
+    p.phase = "Running";
+    p.unschedulable = false;
+  });
+  pod.bound = now;
+  pod.node = node_name;
+  node.free -= pod.request;
+  node.pods.insert(key);
+  if (node.group->gpus.has_value() && pod.arrival->gpu) {
+    const NodeObject& n = *node.object;
+    auto layout_label = n.node.labels.find(kMigConfigLabel);
+    const NamedMigLayout* layout = nullptr;
+    for (const NamedMigLayout& l : node.group->gpus->mig_layouts) {
+      if (layout == nullptr ||
+          (layout_label != n.node.labels.end() && l.name == layout_label->second)) {
+        layout = &l;
+      }
+    }
+    pod.gpus = PhysicalGpuUtilization(*node.group->gpus, layout, pod.object->spec.requests) *
+               node.group->gpus->physical_count;
+    gpus_in_use_[node.group->config->spec.id] += pod.gpus;
+  }
+  const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));
+  const std::string& group = node.group->config->spec.id;
+  accounts_.pending_seconds.push_back(waited);
+  accounts_.pending_seconds_by_group[group].push_back(waited);
+  if (pod.arrival->gpu) {
+    accounts_.gpu_pending_seconds.push_back(waited);
+    accounts_.gpu_pending_seconds_by_group[group].push_back(waited);
+  }
+  ++accounts_.pods_bound;
+  if (pod.object->spec.gang.has_value()) ++gang_bound_[pod.object->spec.gang->name];
+  due_.push({now + pod.arrival->run_for, key, pod.incarnation, PodEnd::kFinished});
+}
+
+SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may name goes
+  auto it = pods_.find(key);
+  SimPod pod = std::move(it->second);
+  pods_.erase(it);
+  if (pod.node.empty()) {
+    pending_.erase({pod.created, pod.seq});
+  } else if (auto n = nodes_.find(pod.node); n != nodes_.end()) {
+    if (pod.object->spec.gang.has_value()) --gang_bound_[pod.object->spec.gang->name];
+    SimNode& node = n->second;
+    node.free += pod.request;
+    node.pods.erase(key);
+    if (pod.gpus > 0) {
+      const std::string& group = node.group->config->spec.id;
+      gpus_in_use_[group] -= pod.gpus;
+      accounts_.gpu_time_used[group] += pod.gpus * (clock_.Now() - pod.bound);
+    }
+  }
+  auto& job = jobs_[JobKey(pod.object->spec)];
+  --job.second;
+  return pod;
+}
+
+void SimCluster::Recreate(const SimPod& lost) {
+  ++accounts_.pods_restarted;
+  AddPendingPod(*lost.arrival, lost.base_name, lost.incarnation + 1);
+}
+
+absl::Time SimCluster::NextPodEvent() const {
+  return due_.empty() ? absl::InfiniteFuture() : due_.top().at;
+}
+
+bool SimCluster::EndDuePods() {
+  const absl::Time now = clock_.Now();
+  bool any = false;
+  while (!due_.empty() && due_.top().at <= now) {
+    const DuePod due = due_.top();
+    due_.pop();
+    auto it = pods_.find(due.key);
+    if (it == pods_.end() || it->second.incarnation != due.incarnation || it->second.node.empty()) {
+      continue;  // ended another way already
+    }
+    any = true;
+    SimPod pod = Remove(due.key);
+    if (due.end == PodEnd::kFinished) {
+      ++accounts_.pods_finished;
+    } else {
+      Recreate(pod);
+    }
+  }
+  return any;
+}
+
+void SimCluster::Close() {
+  const absl::Time now = clock_.Now();
+  for (const auto& [key, pod] : pods_) {
+    if (pod.node.empty()) {
+      const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));
+      accounts_.pending_seconds.push_back(waited);
+      if (pod.arrival->gpu) accounts_.gpu_pending_seconds.push_back(waited);
+    } else if (pod.gpus > 0) {
+      const std::string& group = nodes_.at(pod.node).group->config->spec.id;
+      accounts_.gpu_time_used[group] += pod.gpus * (now - pod.bound);
+    }
+  }
+}
+
+}  // namespace gpua::sim

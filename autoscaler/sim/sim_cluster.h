@@ -1,0 +1,166 @@
+// The simulated cluster: what the API server, the kubelets and the workload controllers do
+// in `gpu-autoscaler simulate`, in memory. The controller reads it as a ClusterSource and acts
+// on it as a KubeWriter, exactly as on a real cluster. Its nodes follow the simulated cloud's
+// machines (registered when running, GPUs advertised once ready, a MIG layout from the node's
+// label, the Node Termination Handler's taint under a reclaim notice); its pods arrive from
+// the trace, run for their time once bound, and when evicted or lost with their node are
+// made again by their Job, pending from that moment. It keeps the accounts the report needs.
+#ifndef GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
+#define GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/cluster_source.h"
+#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/sim/trace.h"
+#include "base/clock.h"
+#include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+#include "estimator/cluster_snapshot.h"
+
+namespace gpua::sim {
+
+// A node group as the simulated kubelets know it.
+struct SimGroup {
+  const NodeGroupConfig* config = nullptr;
+  std::optional<GpuInventory> gpus;
+};
+
+struct SimNode {
+  std::shared_ptr<const NodeObject> object;
+  std::shared_ptr<const NodeProps> props;  // for the scheduler's checks
+  const SimGroup* group = nullptr;
+  ResourceList free;  // allocatable less the requests of the pods bound to it
+  std::set<std::string> pods;
+  bool gpus_ready = false;
+  bool noticed = false;
+  uint64_t version = 0;  // raised whenever labels, taints or allocatable change
+};
+
+struct SimPod {
+  std::shared_ptr<const PodObject> object;
+  const TraceArrival* arrival = nullptr;
+  ResourceList request;   // its requests and one of the node's "pods"
+  std::string base_name;  // its name in the trace; incarnations after a loss add -r1, -r2
+  int incarnation = 0;    // 0 for the first; each loss makes the next
+  absl::Time created;
+  int64_t seq = 0;  // its place in the pending queue
+  absl::Time bound = absl::InfiniteFuture();
+  std::string node;
+  double gpus = 0;  // physical GPUs it uses on its node
+  bool stopping = false;
+};
+
+// What the report reads.
+struct ClusterAccounts {
+  std::map<std::string, absl::Duration> gpu_time_used;  // by group, physical GPUs x time
+  std::vector<float> pending_seconds;      // one per pod bound (or still pending at the end)
+  std::vector<float> gpu_pending_seconds;  // the same, GPU pods only
+  // By the group of the node they were bound to.
+  std::map<std::string, std::vector<float>> pending_seconds_by_group;
+  std::map<std::string, std::vector<float>> gpu_pending_seconds_by_group;
+  int64_t pods_bound = 0;
+  int64_t pods_restarted = 0;  // made again after an eviction or a lost node
+  int64_t pods_finished = 0;
+  int64_t events = 0;  // Events the controller recorded
+};
+
+class SimCluster : public ClusterSource, public KubeWriter {
+ public:
+  SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock);
+
+  // ClusterSource
+  ClusterView View() const override;
+  bool Synced() const override { return true; }
+
+  // KubeWriter
+  absl::Status AddTaint(const std::string& node, const Taint& taint) override;
+  absl::Status RemoveTaint(const std::string& node, const std::string& key) override;
+  absl::Status SetUnschedulable(const std::string& node, bool unschedulable) override;
+  absl::Status Annotate(const std::string& node, const std::string& key,
+                        std::optional<std::string> value) override;
+  absl::Status Label(const std::string& node, const std::string& key,
+                     std::optional<std::string> value) override;
+  absl::Status DeleteNode(const std::string& node) override;
+  absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name, const std::string& pod,
+                                       std::optional<absl::Duration> grace) override;
+  absl::Status RecordEvent(const EventRecord& event) override;
+  absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
+                              const std::map<std::string, std::string>& data,
+                              const std::map<std::string, std::string>& annotations) override;
+
+  // The simulation's side, all at the clock's now.
+  void Arrive(const TraceArrival& arrival);
+  // Brings the nodes in line with the cloud's machines; true when anything changed.
+  bool SyncNodes(const std::vector<Machine>& machines);
+  // When the next pod finishes or stops; InfiniteFuture when none will.
+  absl::Time NextPodEvent() const;
+  // Ends the pods due by now; true when any did.
+  bool EndDuePods();
+  // Counts the pods still pending as waiting until now, and the running ones' GPU time.
+  void Close();
+
+  // For the scheduler.
+  const std::map<std::pair<absl::Time, int64_t>, std::string>& pending() const { return pending_; }
+  const std::map<std::string, SimNode>& nodes() const { return nodes_; }
+  const SimPod& pod(const std::string& key) const { return pods_.at(key); }
+  bool IsBound(const std::string& key) const;
+  void Bind(const std::string& key, const std::string& node);
+  // Marks it PodScheduled=False/Unschedulable; true when it was not marked before.
+  bool MarkUnschedulable(const std::string& key);
+
+  // Physical GPUs the pods of each group use now.
+  const std::map<std::string, double>& gpus_in_use() const { return gpus_in_use_; }
+  int NodesOf(const std::string& group) const;
+  // Members of the gang (namespace/name) bound to nodes now.
+  int BoundMembers(const std::string& gang) const;
+  const ClusterAccounts& accounts() const { return accounts_; }
+
+ private:
+  enum class PodEnd { kFinished, kStopped };
+  struct DuePod {
+    absl::Time at;
+    std::string key;
+    int incarnation;
+    PodEnd end;
+    bool operator>(const DuePod& o) const { return std::tie(at, key) > std::tie(o.at, o.key); }
+  };
+
+  void AddPendingPod(const TraceArrival& arrival, const std::string& name, int incarnation);
+  void AddNode(const std::string& name, const Machine& m, bool gpus_ready, bool noticed);
+  // Sets what the node advertises from its labels and readiness; its pods' room stays taken.
+  void Advertise(SimNode& node, NodeObject& object);
+  // Takes the pod off its node and out of the cluster, and counts what it used.
+  SimPod Remove(std::string key);
+  // A pod that stopped before its work was done: its Job makes it again.
+  void Recreate(const SimPod& lost);
+  void RemoveNode(const std::string& name);
+  // Applies `change` to a copy of the node and publishes it.
+  absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
+  void Publish(SimNode& node, NodeObject object);
+  void UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& change);
+
+  Clock& clock_;
+  const std::vector<NodeGroupConfig> configs_;
+  std::map<std::string, SimGroup> groups_;
+  std::map<std::string, SimNode> nodes_;
+  std::map<std::string, SimPod> pods_;
+  std::map<std::pair<absl::Time, int64_t>, std::string> pending_;  // (created, seq) -> pod
+  int64_t seq_ = 0;
+  // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
+  std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
+  std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;
+  std::map<std::string, double> gpus_in_use_;
+  std::map<std::string, int> gang_bound_;
+  ClusterAccounts accounts_;
+};
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_

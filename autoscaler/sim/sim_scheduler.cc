@@ -1,0 +1,130 @@
+#include "autoscaler/sim/sim_scheduler.h"
+
+#include <set>
+#include <vector>
+
+#include "estimator/predicates.h"
+
+namespace gpua::sim {
+namespace {
+
+double Fraction(const Quantity& part, const Quantity& whole) {
+  const int64_t w = whole.MilliValue();
+  return w <= 0 ? 0 : static_cast<double>(part.MilliValue()) / static_cast<double>(w);
+}
+
+bool PrefersNotTo(const SimNode& node, const SimPod& pod) {
+  for (const Taint& t : node.props->taints) {
+    if (t.effect != TaintEffect::kPreferNoSchedule) continue;
+    bool tolerated = false;
+    for (const Toleration& tol : pod.object->spec.tolerations)
+      tolerated = tolerated || tol.Tolerates(t);
+    if (!tolerated) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool SimScheduler::Admits(const std::string& name, const SimNode& node, const SimPod& pod) {
+  auto& cached = admits_[{pod.arrival->shape_id, name}];
+  if (cached.first == node.version && cached.first != 0) return cached.second;
+  const PodSpec& spec = pod.object->spec;
+  bool ok = !CheckNodeStatic(spec, *node.props, name).has_value();
+  if (ok && node.props->gpu != nullptr) ok = !CheckGpuFit(spec, *node.props->gpu, policy_);
+  cached = {node.version, ok};
+  return ok;
+}
+
+double SimScheduler::Score(const SimNode& node, const ResourceList& free, const SimPod& pod) const {
+  const ResourceList& alloc = node.object->node.allocatable;
+  const PodSpec& spec = pod.object->spec;
+  const double left =
+      (Fraction(free.Get("cpu") - spec.requests.Get("cpu"), alloc.Get("cpu")) +
+       Fraction(free.Get("memory") - spec.requests.Get("memory"), alloc.Get("memory"))) /
+      2;
+  return scoring_ == Scoring::kLeastAllocated ? left : -left;
+}
+
+std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
+                                   const Claims& claims) {
+  const std::string* best = nullptr;
+  bool best_avoided = true;
+  double best_score = 0;
+  for (const auto& [name, node] : cluster.nodes()) {
+    if (!Admits(name, node, pod)) continue;
+    auto claimed = claims.find(name);
+    const ResourceList& free = claimed == claims.end() ? node.free : claimed->second;
+    if (!pod.request.FitsWithin(free)) continue;
+    const bool avoided = PrefersNotTo(node, pod);
+    const double score = Score(node, free, pod);
+    if (best == nullptr || (best_avoided && !avoided) ||
+        (avoided == best_avoided && score > best_score)) {
+      best = &name;
+      best_avoided = avoided;
+      best_score = score;
+    }
+  }
+  return best == nullptr ? std::string() : *best;
+}
+
+int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
+                               const std::vector<std::string>& members) {
+  const GangRef& ref = *cluster.pod(members.front()).object->spec.gang;
+  const int bound = cluster.BoundMembers(gang);
+  const int need = ref.min_member > 0 ? ref.min_member : bound + static_cast<int>(members.size());
+  Claims claims;
+  std::vector<std::pair<std::string, std::string>> placed;  // pod -> node
+  for (const std::string& key : members) {
+    const SimPod& pod = cluster.pod(key);
+    const std::string node = FindNode(cluster, pod, claims);
+    if (node.empty()) continue;
+    auto [it, added] = claims.try_emplace(node, cluster.nodes().at(node).free);
+    it->second -= pod.request;
+    placed.emplace_back(key, node);
+  }
+  int marked = 0;
+  if (bound + static_cast<int>(placed.size()) >= need) {
+    for (const auto& [key, node] : placed) cluster.Bind(key, node);
+    for (const std::string& key : members) {
+      if (!cluster.IsBound(key)) marked += cluster.MarkUnschedulable(key);
+    }
+    return marked;
+  }
+  for (const std::string& key : members) marked += cluster.MarkUnschedulable(key);
+  return marked;
+}
+
+int SimScheduler::Run(SimCluster& cluster) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> gangs;
+  for (const auto& [when, key] : cluster.pending()) {
+    order.push_back(key);
+    const SimPod& pod = cluster.pod(key);
+    if (pod.object->spec.gang.has_value()) gangs[pod.object->spec.gang->name].push_back(key);
+  }
+  int marked = 0;
+  std::set<int> no_room;  // shapes that found no node in this pass
+  std::set<std::string> gangs_tried;
+  for (const std::string& key : order) {
+    if (cluster.IsBound(key)) continue;  // bound with its gang
+    const SimPod& pod = cluster.pod(key);
+    if (pod.object->spec.gang.has_value()) {
+      const std::string& gang = pod.object->spec.gang->name;
+      if (gangs_tried.insert(gang).second) marked += ScheduleGang(cluster, gang, gangs[gang]);
+      continue;
+    }
+    if (!no_room.contains(pod.arrival->shape_id)) {
+      const std::string node = FindNode(cluster, pod, {});
+      if (!node.empty()) {
+        cluster.Bind(key, node);
+        continue;
+      }
+      no_room.insert(pod.arrival->shape_id);
+    }
+    marked += cluster.MarkUnschedulable(key);
+  }
+  return marked;
+}
+
+}  // namespace gpua::sim

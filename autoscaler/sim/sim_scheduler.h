@@ -1,0 +1,52 @@
+// kube-scheduler, as far as the simulation needs it. Pending pods are tried in the order they
+// came; a pod goes to the node that passes the estimator's own checks (node selector and
+// affinity, taints, cordon, resources as the node advertises them, GPU sharing rules) and
+// scores best: the default profile's LeastAllocated (the most free cpu and memory left), or
+// MostAllocated (the least), nodes with a PreferNoSchedule taint the pod does not tolerate
+// last. A gang is bound only when enough members to start are bound or can be bound together
+// (kube-scheduler's coscheduling Permit). What fits nowhere is marked unschedulable, which is
+// what the autoscaler watches for.
+#ifndef GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_
+#define GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include "autoscaler/sim/sim_cluster.h"
+#include "estimator/gpu/gpu_predicates.h"
+
+namespace gpua::sim {
+
+enum class Scoring { kLeastAllocated, kMostAllocated };
+
+class SimScheduler {
+ public:
+  explicit SimScheduler(Scoring scoring, GpuPolicy policy = {})
+      : scoring_(scoring), policy_(std::move(policy)) {}
+
+  // One pass over the pending pods. Returns how many were newly marked unschedulable.
+  int Run(SimCluster& cluster);
+
+ private:
+  // Free room of nodes claimed by a gang's tentative placements, by node name.
+  using Claims = std::map<std::string, ResourceList>;
+
+  // The best node for the pod, or empty.
+  std::string FindNode(const SimCluster& cluster, const SimPod& pod, const Claims& claims);
+  // Whether the node's labels, taints, cordon and GPUs admit the pod (cached by the node's
+  // version).
+  bool Admits(const std::string& name, const SimNode& node, const SimPod& pod);
+  int ScheduleGang(SimCluster& cluster, const std::string& gang,
+                   const std::vector<std::string>& members);
+  double Score(const SimNode& node, const ResourceList& free, const SimPod& pod) const;
+
+  const Scoring scoring_;
+  const GpuPolicy policy_;
+  // (shape, node) -> (the node's version, admitted)
+  std::map<std::pair<int, std::string>, std::pair<uint64_t, bool>> admits_;
+};
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_

@@ -1,0 +1,309 @@
+#include "autoscaler/sim/simulation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "autoscaler/controller/controller.h"
+#include "autoscaler/controller/loop_schedule.h"
+#include "autoscaler/sim/lower_bound.h"
+#include "autoscaler/sim/sim_cluster.h"
+#include "base/status_macros.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+
+namespace gpua::sim {
+namespace {
+
+constexpr size_t kWarningsKept = 5;
+const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+
+int GpusPerNode(const NodeGroupConfig& g) {
+  const NodeTemplate& t = g.spec.node_template;
+  auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, g.spec.id);
+  return gpus.ok() && gpus->has_value() ? (*gpus)->physical_count : 0;
+}
+
+// The controller's log in a simulation: warnings counted, the first few kept, the rest of
+// the chatter dropped.
+class SimulationLog : public LogSink {
+ public:
+  int64_t warnings() const {
+    absl::MutexLock lock(&mu_);
+    return warnings_;
+  }
+  std::vector<std::string> first() const {
+    absl::MutexLock lock(&mu_);
+    return first_;
+  }
+
+ protected:
+  void Write(LogSeverity severity, absl::string_view line) override {
+    if (severity == LogSeverity::kInfo) return;
+    absl::MutexLock lock(&mu_);
+    ++warnings_;
+    if (first_.size() < kWarningsKept) first_.emplace_back(line);
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  int64_t warnings_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> first_ ABSL_GUARDED_BY(mu_);
+};
+
+// A stockout's start or end, in time order.
+struct StockoutEdge {
+  absl::Time at;
+  std::string group;
+  bool out;
+};
+
+std::vector<StockoutEdge> StockoutEdges(const Trace& trace) {
+  std::vector<StockoutEdge> edges;
+  for (const TraceStockout& s : trace.stockouts) {
+    edges.push_back({kStart + s.at, s.group, true});
+    edges.push_back({kStart + s.at + s.duration, s.group, false});
+  }
+  std::stable_sort(edges.begin(), edges.end(),
+                   [](const StockoutEdge& a, const StockoutEdge& b) { return a.at < b.at; });
+  return edges;
+}
+
+absl::Status CheckStockoutGroups(const Trace& trace, const std::vector<NodeGroupConfig>& groups) {
+  for (const TraceStockout& s : trace.stockouts) {
+    const bool known = std::any_of(groups.begin(), groups.end(),
+                                   [&](const NodeGroupConfig& g) { return g.spec.id == s.group; });
+    if (!known) {
+      return absl::InvalidArgumentError(absl::StrCat("trace line ", s.line,
+                                                     ": stockout: no node group \"", s.group,
+                                                     "\" in the node-group file"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The world of one run, and its event loop.
+class Run {
+ public:
+  Run(const Trace& trace, const SimulationOptions& options)
+      : trace_(trace),
+        options_(options),
+        clock_(kStart),
+        cloud_(options.groups, clock_, CloudOptions(options)),
+        cluster_(options.groups, clock_),
+        scheduler_(options.scoring),
+        controller_(cluster_, cloud_, cluster_, clock_, log_, nullptr, options.controller),
+        schedule_(options.controller.scan_interval),
+        stockouts_(StockoutEdges(trace)) {
+    const absl::Duration until =
+        options.until > absl::ZeroDuration() ? options.until : trace.end + absl::Hours(2);
+    horizon_ = kStart + until;
+  }
+
+  SimulationResult Go();
+
+ private:
+  static SimulatedCloudOptions CloudOptions(const SimulationOptions& o) {
+    SimulatedCloudOptions c;
+    c.seed = o.seed;
+    return c;
+  }
+  absl::Time NextEvent();
+  // Everything due now, in the order the world would do it; true when pods or nodes changed.
+  bool ApplyDue();
+  void RunLoop();
+  void TakeSample();
+  SimulationResult Result();
+
+  const Trace& trace_;
+  const SimulationOptions& options_;
+  ManualClock clock_;
+  SimulatedCloud cloud_;
+  SimCluster cluster_;
+  SimScheduler scheduler_;
+  SimulationLog log_;
+  Controller controller_;
+  LoopSchedule schedule_;
+  std::vector<StockoutEdge> stockouts_;
+  size_t next_arrival_ = 0;
+  size_t next_stockout_ = 0;
+  absl::Time next_sample_ = kStart;
+  absl::Time horizon_;
+  int64_t loops_ = 0;
+  std::map<std::string, int> scale_ups_, scale_downs_;
+  std::vector<Sample> samples_;
+};
+
+absl::Time Run::NextEvent() {
+  absl::Time next = std::min(
+      {horizon_, next_sample_, schedule_.Next(), cluster_.NextPodEvent(), cloud_.NextChange()});
+  if (next_arrival_ < trace_.arrivals.size()) {
+    next = std::min(next, kStart + trace_.arrivals[next_arrival_].at);
+  }
+  if (next_stockout_ < stockouts_.size()) next = std::min(next, stockouts_[next_stockout_].at);
+  return next;
+}
+
+bool Run::ApplyDue() {
+  const absl::Time now = clock_.Now();
+  bool changed = false;
+  for (; next_stockout_ < stockouts_.size() && stockouts_[next_stockout_].at <= now;
+       ++next_stockout_) {
+    cloud_.SetStockout(stockouts_[next_stockout_].group, stockouts_[next_stockout_].out);
+  }
+  for (;
+       next_arrival_ < trace_.arrivals.size() && kStart + trace_.arrivals[next_arrival_].at <= now;
+       ++next_arrival_) {
+    cluster_.Arrive(trace_.arrivals[next_arrival_]);
+    changed = true;
+  }
+  changed = cluster_.EndDuePods() || changed;
+  changed = cluster_.SyncNodes(cloud_.Machines()) || changed;
+  return changed;
+}
+
+void Run::RunLoop() {
+  const absl::Time now = clock_.Now();
+  schedule_.LoopStarted(now);
+  const LoopReport report = controller_.RunOnce(now);
+  ++loops_;
+  schedule_.WakeAt(report.next_pod_eligible);
+  schedule_.WakeAt(report.next_removal_due);
+  for (const ScaleUpOutcome& o : report.scale_ups) {
+    if (o.status.ok()) scale_ups_[o.request.group] += o.request.delta;
+  }
+  for (const RemovedNode& removed : report.removals.deleted) {
+    if (removed.reason == "preempted") continue;
+    auto it = report.state.node_index.find(removed.node);
+    if (it == report.state.node_index.end()) continue;
+    const int group = report.state.nodes[it->second].group;
+    if (group >= 0) ++scale_downs_[report.state.groups[group].id()];
+  }
+}
+
+void Run::TakeSample() {
+  Sample s;
+  s.at = clock_.Now() - kStart;
+  const std::map<std::string, GroupBilling> billing = cloud_.Billing();
+  for (const NodeGroupConfig& g : options_.groups) {
+    const std::string& id = g.spec.id;
+    s.nodes[id] = cluster_.NodesOf(id);
+    const int gpus_per_node = GpusPerNode(g);
+    if (gpus_per_node == 0) continue;
+    auto used = cluster_.gpus_in_use().find(id);
+    const double in_use = used == cluster_.gpus_in_use().end() ? 0 : used->second;
+    s.idle_gpus[id] = std::max(0.0, billing.at(id).running * gpus_per_node - in_use);
+  }
+  samples_.push_back(std::move(s));
+}
+
+SimulationResult Run::Go() {
+  cluster_.SyncNodes(cloud_.Machines());
+  int64_t steps = 0;
+  for (;;) {
+    const absl::Time next = NextEvent();
+    if (next > clock_.Now()) clock_.Advance(next - clock_.Now());
+    const absl::Time now = clock_.Now();
+    if (ApplyDue() && scheduler_.Run(cluster_) > 0) schedule_.PodArrived(now);
+    if (now >= schedule_.Next()) {
+      RunLoop();
+      // What the loop did (nodes asked for, removed, tainted) shows at once.
+      if (ApplyDue() && scheduler_.Run(cluster_) > 0) schedule_.PodArrived(now);
+    }
+    if (now >= next_sample_) {
+      TakeSample();
+      next_sample_ += options_.sample_every;
+    }
+    if (options_.progress && ++steps % 4096 == 0) {
+      options_.progress(absl::FDivDuration(now - kStart, horizon_ - kStart));
+    }
+    if (now >= horizon_) break;
+  }
+  cluster_.Close();
+  return Result();
+}
+
+SimulationResult Run::Result() {
+  SimulationResult r;
+  const std::map<std::string, GroupBilling> billing = cloud_.Billing();
+  const LowerBound bound = ComputeLowerBound(trace_, options_.groups);
+  const ClusterAccounts& accounts = cluster_.accounts();
+  const auto figure = [](const std::map<std::string, std::vector<float>>& by,
+                         const std::string& id) {
+    auto it = by.find(id);
+    return it == by.end() ? Percentiles() : PercentilesOf(it->second);
+  };
+  for (const NodeGroupConfig& g : options_.groups) {
+    const std::string& id = g.spec.id;
+    Figures f;
+    const GroupBilling& b = billing.at(id);
+    const int gpus_per_node = GpusPerNode(g);
+    f.node_hours = absl::ToDoubleHours(b.node_time);
+    f.cost_usd = f.node_hours * g.spec.price_per_hour;
+    f.gpu_hours_billed = f.node_hours * gpus_per_node;
+    auto used = accounts.gpu_time_used.find(id);
+    f.gpu_hours_used = used == accounts.gpu_time_used.end() ? 0 : absl::ToDoubleHours(used->second);
+    f.gpu_hours_idle = std::max(0.0, f.gpu_hours_billed - f.gpu_hours_used);
+    f.idle_cost_usd =
+        gpus_per_node > 0 ? f.gpu_hours_idle * g.spec.price_per_hour / gpus_per_node : 0;
+    auto lb = bound.cost_by_group.find(id);
+    f.lower_bound_cost_usd = lb == bound.cost_by_group.end() ? 0 : lb->second;
+    f.scale_ups = scale_ups_[id];
+    f.scale_downs = scale_downs_[id];
+    f.preemptions = b.interruptions;
+    f.pending = figure(accounts.pending_seconds_by_group, id);
+    f.gpu_pending = figure(accounts.gpu_pending_seconds_by_group, id);
+    Figures& t = r.total;
+    t.node_hours += f.node_hours;
+    t.cost_usd += f.cost_usd;
+    t.gpu_hours_billed += f.gpu_hours_billed;
+    t.gpu_hours_used += f.gpu_hours_used;
+    t.gpu_hours_idle += f.gpu_hours_idle;
+    t.idle_cost_usd += f.idle_cost_usd;
+    t.scale_ups += f.scale_ups;
+    t.scale_downs += f.scale_downs;
+    t.preemptions += f.preemptions;
+    r.groups.push_back({id, f});
+  }
+  r.total.lower_bound_cost_usd = bound.cost_usd;
+  r.total.pending = PercentilesOf(accounts.pending_seconds);
+  r.total.gpu_pending = PercentilesOf(accounts.gpu_pending_seconds);
+  r.samples = std::move(samples_);
+  r.simulated = clock_.Now() - kStart;
+  r.pods = trace_.pods();
+  r.pods_finished = accounts.pods_finished;
+  r.pods_restarted = accounts.pods_restarted;
+  r.pods_without_group = bound.pods_without_group;
+  r.loops = loops_;
+  r.controller_warnings = log_.warnings();
+  r.first_warnings = log_.first();
+  return r;
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationResult> Simulate(const Trace& trace, const SimulationOptions& options) {
+  if (options.groups.empty()) return absl::InvalidArgumentError("no node groups to simulate");
+  GPUA_RETURN_IF_ERROR(CheckStockoutGroups(trace, options.groups));
+  auto run = std::make_unique<Run>(trace, options);
+  return run->Go();
+}
+
+Percentiles PercentilesOf(std::vector<float> seconds) {
+  Percentiles p;
+  p.count = static_cast<int64_t>(seconds.size());
+  if (seconds.empty()) return p;
+  std::sort(seconds.begin(), seconds.end());
+  // Nearest rank: the smallest value with at least q of the values at or below it.
+  const auto rank = [&](double q) {
+    const size_t r = static_cast<size_t>(std::ceil(q * static_cast<double>(seconds.size())));
+    return static_cast<double>(seconds[std::min(seconds.size(), std::max<size_t>(r, 1)) - 1]);
+  };
+  p.p50 = rank(0.50);
+  p.p95 = rank(0.95);
+  p.p99 = rank(0.99);
+  p.max = seconds.back();
+  return p;
+}
+
+}  // namespace gpua::sim

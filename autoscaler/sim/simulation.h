@@ -1,0 +1,90 @@
+// One run of `gpu-autoscaler simulate`: a discrete-event simulation on a virtual clock of the
+// real Controller (every decision is its own: scale-up, scale-down, drains, spot handling)
+// over the simulated cloud and the simulated cluster, with the simulated scheduler binding
+// pods. Time jumps from one event to the next (an arrival, a pod ending, a machine changing,
+// a controller loop as the binary's loop schedule runs it), so a week takes seconds. The
+// result has what the report prints: cost, GPU-hours billed, used and idle, pending times,
+// scale-ups, scale-downs and preemptions, per group and in all, the lower bound, and nodes
+// and idle GPUs over time. Deterministic for a seed.
+#ifndef GPUA_AUTOSCALER_SIM_SIMULATION_H_
+#define GPUA_AUTOSCALER_SIM_SIMULATION_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/sim/sim_scheduler.h"
+#include "autoscaler/sim/trace.h"
+#include "cloudproviders/node_group_file.h"
+
+namespace gpua::sim {
+
+struct SimulationOptions {
+  ControllerOptions controller;
+  std::vector<NodeGroupConfig> groups;
+  uint64_t seed = 1;
+  Scoring scoring = Scoring::kLeastAllocated;
+  // How long to simulate from the trace's start; zero: until its last pod would finish,
+  // plus two hours for the cluster to wind down.
+  absl::Duration until = absl::ZeroDuration();
+  absl::Duration sample_every = absl::Minutes(10);
+  // Called now and then with the share of the run done (0 to 1).
+  std::function<void(double)> progress;
+};
+
+struct Percentiles {
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+  int64_t count = 0;
+};
+Percentiles PercentilesOf(std::vector<float> seconds);
+
+// The figures of a group, or of all groups together.
+struct Figures {
+  double node_hours = 0;
+  double cost_usd = 0;
+  double gpu_hours_billed = 0;
+  double gpu_hours_used = 0;
+  double gpu_hours_idle = 0;
+  double idle_cost_usd = 0;
+  double lower_bound_cost_usd = 0;
+  int scale_ups = 0;        // nodes asked for
+  int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
+  int preemptions = 0;      // reclaim notices the cloud gave
+  Percentiles pending;      // pods bound to the group's nodes (all groups: every pod)
+  Percentiles gpu_pending;  // the same, GPU pods only
+};
+
+struct GroupFigures {
+  std::string id;
+  Figures figures;
+};
+
+// One sample of the cluster: per group, registered nodes and physical GPUs billed but unused.
+struct Sample {
+  absl::Duration at;  // since the trace's start
+  std::map<std::string, int> nodes;
+  std::map<std::string, double> idle_gpus;
+};
+
+struct SimulationResult {
+  Figures total;
+  std::vector<GroupFigures> groups;
+  std::vector<Sample> samples;
+  absl::Duration simulated;
+  int64_t pods = 0;           // in the trace
+  int64_t pods_finished = 0;  // ran to the end of their time
+  int64_t pods_restarted = 0;
+  int64_t pods_without_group = 0;  // no group's nodes can hold them
+  int64_t loops = 0;               // controller loops run
+  int64_t controller_warnings = 0;
+  std::vector<std::string> first_warnings;  // the first few, to say what went wrong
+};
+
+absl::StatusOr<SimulationResult> Simulate(const Trace& trace, const SimulationOptions& options);
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_SIMULATION_H_

@@ -1,0 +1,238 @@
+#include "autoscaler/sim/trace.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "base/file.h"
+#include "base/status_macros.h"
+#include "estimator/gpu/gpu_resource.h"
+#include "kubeobjects/documents.h"
+#include "kubeobjects/json_reader.h"
+
+namespace gpua::sim {
+namespace {
+
+constexpr int kMaxCount = 1'000'000;
+
+// The pods of one line: what the simulated scheduler places by node fit alone. Rules between
+// pods are not simulated, and a trace that relies on them is refused rather than misread.
+absl::Status CheckSimulatable(const PodSpec& pod, const JsonReader& where) {
+  if (!pod.invalid.ok()) return where.Error(pod.invalid.message());
+  if (!pod.affinity.empty() || !pod.anti_affinity.empty()) {
+    return where.Error("pod affinity and anti-affinity are not simulated");
+  }
+  if (!pod.spread.empty()) return where.Error("topology spread constraints are not simulated");
+  if (!pod.host_ports.empty()) return where.Error("host ports are not simulated");
+  return absl::OkStatus();
+}
+
+// Reads and caches the pods of lines; equal fragments and templates make one shape.
+class ShapeReader {
+ public:
+  explicit ShapeReader(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+
+  absl::StatusOr<nlohmann::json> Template(const JsonReader& field) {
+    GPUA_ASSIGN_OR_RETURN(std::string path, field.String());
+    if (path.empty()) return field.Error("empty path");
+    const std::string full = std::filesystem::path(path).is_absolute()
+                                 ? path
+                                 : (std::filesystem::path(base_dir_) / path).string();
+    auto cached = templates_.find(full);
+    if (cached != templates_.end()) return cached->second;
+    absl::StatusOr<std::string> text = ReadFile(full);
+    if (!text.ok()) return field.Error(text.status().message());
+    absl::StatusOr<std::vector<nlohmann::json>> objects = ParseObjects(*text, full);
+    if (!objects.ok()) return field.Error(objects.status().message());
+    if (objects->size() != 1)
+      return field.Error(absl::StrCat(full, " holds ", objects->size(), " objects, not one Pod"));
+    return templates_[full] = std::move((*objects)[0]);
+  }
+
+  // The line's pod, owned by Job `name`; id says which shape it is.
+  absl::StatusOr<std::pair<std::shared_ptr<const PodObject>, int>> Shape(const nlohmann::json& pod,
+                                                                         const std::string& ns,
+                                                                         const std::string& name,
+                                                                         const JsonReader& where) {
+    nlohmann::json object = pod;
+    if (!object.is_object()) return where.Error("expected a Pod object");
+    object["kind"] = "Pod";
+    nlohmann::json& meta = object["metadata"];
+    if (!meta.is_object()) meta = nlohmann::json::object();
+    meta["name"] = name;
+    meta["namespace"] = ns;
+    meta["uid"] = absl::StrCat("uid-", name);
+    meta["ownerReferences"] = {{{"apiVersion", "batch/v1"},
+                                {"kind", "Job"},
+                                {"name", name},
+                                {"uid", absl::StrCat("job-", ns, "-", name)},
+                                {"controller", true}}};
+    object["status"] = {{"phase", "Pending"}};
+    // The same pod under another name is the same shape to the scheduler.
+    nlohmann::json key = object;
+    key["metadata"].erase("name");
+    key["metadata"].erase("uid");
+    key["metadata"].erase("ownerReferences");
+    const std::string text = key.dump();
+    auto [it, added] = ids_.try_emplace(text, static_cast<int>(ids_.size()));
+    auto decoded = std::make_shared<PodObject>(DecodePodObject(object));
+    GPUA_RETURN_IF_ERROR(CheckSimulatable(decoded->spec, where));
+    return std::make_pair(std::shared_ptr<const PodObject>(std::move(decoded)), it->second);
+  }
+
+  int shapes() const { return static_cast<int>(ids_.size()); }
+
+ private:
+  std::string base_dir_;
+  std::map<std::string, nlohmann::json> templates_;
+  std::map<std::string, int> ids_;
+};
+
+absl::StatusOr<absl::Duration> ReadTime(const JsonReader& field, bool required) {
+  if (field.IsNull()) {
+    if (required) return field.Error("missing");
+    return absl::ZeroDuration();
+  }
+  if (field.type() == JsonReader::Type::kInteger || field.type() == JsonReader::Type::kFloat) {
+    GPUA_ASSIGN_OR_RETURN(double seconds, field.Double());
+    if (seconds < 0) return field.Error("must not be negative");
+    return absl::Seconds(seconds);
+  }
+  GPUA_ASSIGN_OR_RETURN(absl::string_view text, field.StringView());
+  absl::StatusOr<absl::Duration> d = ParseTraceDuration(text);
+  if (!d.ok()) return field.Error(d.status().message());
+  return *d;
+}
+
+bool AsksForGpus(const PodSpec& pod) {
+  for (const auto& [name, q] : pod.requests) {
+    if (IsGpuResource(name) && q.Sign() > 0) return true;
+  }
+  return false;
+}
+
+absl::Status ReadStockout(const JsonReader& r, int line, Trace& trace) {
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"at", "stockout", "for"}));
+  TraceStockout s;
+  s.line = line;
+  GPUA_ASSIGN_OR_RETURN(s.at, ReadTime(r.Field("at"), true));
+  GPUA_ASSIGN_OR_RETURN(s.group, r.Field("stockout").String());
+  if (s.group.empty()) return r.Field("stockout").Error("names no node group");
+  GPUA_ASSIGN_OR_RETURN(s.duration, ReadTime(r.Field("for"), true));
+  trace.stockouts.push_back(std::move(s));
+  return absl::OkStatus();
+}
+
+absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int line,
+                         ShapeReader& shapes, Trace& trace) {
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown(
+      {"at", "name", "namespace", "count", "runFor", "pod", "podTemplate", "gang"}));
+  TraceArrival a;
+  a.line = line;
+  GPUA_ASSIGN_OR_RETURN(a.at, ReadTime(r.Field("at"), true));
+  GPUA_ASSIGN_OR_RETURN(a.name, r.Field("name").String(absl::StrCat("line-", line)));
+  GPUA_ASSIGN_OR_RETURN(std::string ns, r.Field("namespace").String("default"));
+  GPUA_ASSIGN_OR_RETURN(int64_t count, r.Field("count").Int(1));
+  if (count < 1 || count > kMaxCount) {
+    return r.Field("count").Error(absl::StrCat("must be from 1 to ", kMaxCount));
+  }
+  a.count = static_cast<int>(count);
+  GPUA_ASSIGN_OR_RETURN(a.run_for, ReadTime(r.Field("runFor"), true));
+  if (a.run_for <= absl::ZeroDuration()) return r.Field("runFor").Error("must be positive");
+  GPUA_ASSIGN_OR_RETURN(a.gang, r.Field("gang").Bool(false));
+  if (r.Has("pod") == r.Has("podTemplate")) {
+    return r.Error("give exactly one of pod and podTemplate");
+  }
+  nlohmann::json pod;
+  if (r.Has("pod")) {
+    pod = json["pod"];
+  } else {
+    GPUA_ASSIGN_OR_RETURN(pod, shapes.Template(r.Field("podTemplate")));
+  }
+  const JsonReader where = r.Has("pod") ? r.Field("pod") : r.Field("podTemplate");
+  GPUA_ASSIGN_OR_RETURN(auto shape, shapes.Shape(pod, ns, a.name, where));
+  a.shape = std::move(shape.first);
+  a.shape_id = shape.second;
+  a.gpu = AsksForGpus(a.shape->spec);
+  if (a.gang && a.shape->spec.gang.has_value()) {
+    return r.Field("gang").Error("the pod names a pod group already");
+  }
+  if (a.gang) {
+    auto member = std::make_shared<PodObject>(*a.shape);
+    member->spec.gang = GangRef{absl::StrCat(ns, "/", a.name), a.count, ""};
+    a.shape = std::move(member);
+  }
+  trace.arrivals.push_back(std::move(a));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int64_t Trace::pods() const {
+  int64_t n = 0;
+  for (const TraceArrival& a : arrivals) n += a.count;
+  return n;
+}
+
+absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  absl::Duration days;
+  if (const size_t d = text.find('d'); d != absl::string_view::npos) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(text.substr(0, d), &n) || n < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 2h30m, 1d12h)"));
+    }
+    days = absl::Hours(24 * n);
+    text = text.substr(d + 1);
+    if (text.empty()) return days;
+  }
+  absl::Duration rest;
+  if (!absl::ParseDuration(text, &rest) || rest < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 2h30m, 1d12h)"));
+  }
+  return days + rest;
+}
+
+absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view source,
+                                 const std::string& base_dir) {
+  Trace trace;
+  ShapeReader shapes(base_dir);
+  int line = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line;
+    const absl::string_view content = absl::StripAsciiWhitespace(raw);
+    if (content.empty() || content.front() == '#') continue;
+    const std::string where = absl::StrCat(source, " line ", line, ": ");
+    const nlohmann::json json = nlohmann::json::parse(content, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
+    }
+    const JsonReader r(json, where);
+    GPUA_RETURN_IF_ERROR(r.Has("stockout") ? ReadStockout(r, line, trace)
+                                           : ReadArrival(r, json, line, shapes, trace));
+  }
+  if (trace.arrivals.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": no pod arrives"));
+  }
+  std::stable_sort(trace.arrivals.begin(), trace.arrivals.end(),
+                   [](const TraceArrival& a, const TraceArrival& b) { return a.at < b.at; });
+  std::stable_sort(trace.stockouts.begin(), trace.stockouts.end(),
+                   [](const TraceStockout& a, const TraceStockout& b) { return a.at < b.at; });
+  for (const TraceArrival& a : trace.arrivals) trace.end = std::max(trace.end, a.at + a.run_for);
+  trace.shapes = shapes.shapes();
+  return trace;
+}
+
+absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  const std::filesystem::path p(path);
+  return ParseTrace(text, p.filename().string(), p.parent_path().string());
+}
+
+}  // namespace gpua::sim

@@ -1,0 +1,73 @@
+// A workload trace for `gpu-autoscaler simulate`: JSON Lines, one arrival (or one cloud event)
+// per line, in any order:
+//
+//   {"at": "2h30m", "name": "ft-7", "count": 1, "runFor": "4h", "pod": {"spec": {...}}}
+//   {"at": "1d2h", "name": "nb", "count": 3, "runFor": "45m", "podTemplate": "pods/nb.yaml"}
+//   {"at": "36h", "name": "pretrain", "count": 4, "gang": true, "runFor": "12h", "pod": {...}}
+//   {"at": "3d", "stockout": "h100-spot", "for": "6h"}
+//
+// `at` is the time since the trace starts: seconds, or a duration ("90s", "2h30m", "1d12h").
+// `pod` is a Pod (metadata: labels and annotations; spec) or `podTemplate` a YAML or JSON
+// file holding one, relative to the trace. `count` pods named name-0, name-1, ... arrive
+// together (one pod named `name` when count is 1); each runs `runFor` once bound. `gang`
+// makes them one gang that starts only when every member is bound. Pods are owned by a Job
+// of the line's name, so they may move when their node is drained. A malformed line is an
+// error naming its line and field, before anything is simulated.
+#ifndef GPUA_AUTOSCALER_SIM_TRACE_H_
+#define GPUA_AUTOSCALER_SIM_TRACE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "kubeobjects/pods.h"
+
+namespace gpua::sim {
+
+struct TraceArrival {
+  int line = 0;
+  absl::Duration at;
+  std::string name;
+  int count = 1;
+  absl::Duration run_for;
+  // The pod every one of them is (named after `name`), owned by Job `name`; shared by the
+  // line's pods, and by lines that use the same template or fragment.
+  std::shared_ptr<const PodObject> shape;
+  // Distinct for distinct pod shapes: the simulated scheduler tries one pod of a shape per
+  // pass when the shape does not fit.
+  int shape_id = 0;
+  bool gang = false;
+  bool gpu = false;  // asks for GPUs of any kind
+};
+
+// A cloud with no capacity for `group` from `at` for `duration`.
+struct TraceStockout {
+  int line = 0;
+  absl::Duration at;
+  std::string group;
+  absl::Duration duration;
+};
+
+struct Trace {
+  std::vector<TraceArrival> arrivals;  // by time, then line
+  std::vector<TraceStockout> stockouts;
+  int shapes = 0;
+  absl::Duration end;  // when the last pod would finish, started on arrival
+  int64_t pods() const;
+};
+
+// `source` names the trace in errors ("week.jsonl"); `base_dir` is where podTemplate paths
+// start.
+absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view source,
+                                 const std::string& base_dir);
+absl::StatusOr<Trace> ReadTraceFile(const std::string& path);
+
+// "1d12h", "90s", "2h30m" (absl's durations and a leading count of days).
+absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text);
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_TRACE_H_
