@@ -27,25 +27,69 @@ ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector
   return list;
 }
 
-// Places what fits on existing and upcoming nodes, first fit in node order.
+// Members of the gang already on the snapshot's nodes.
+int64_t GangMembersOnNodes(const ClusterSnapshot& snapshot, const std::string& name) {
+  int64_t n = 0;
+  for (const SimNode& node : snapshot.nodes()) {
+    for (const PodSpec* p : node.pods) n += p->gang.has_value() && p->gang->name == name;
+  }
+  return n;
+}
+
+// Places what of class `c` fits on the first `existing` nodes, first fit in node order.
+void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existing,
+                          const GpuPolicy& policy, std::vector<ExistingPlacement>& placed) {
+  int64_t checks = 0;
+  for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
+    // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
+    // (nobody reads why an existing node did not take a pod).
+    if (CopiesThatFit(c.request, snapshot.node(n).free, 1) == 0) continue;
+    const NodeProps& props = *snapshot.node(n).props;
+    if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
+    std::optional<std::string> ignored;
+    const int64_t copies = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
+    for (int64_t i = 0; i < copies; ++i)
+      placed.push_back({c.members[c.next++], snapshot.node(n).name});
+  }
+}
+
+// Places what fits on existing and upcoming nodes, first fit in node order; gangs are
+// placed there whole or not at all.
 void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
                      const GpuPolicy& policy, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
-  int64_t checks = 0;
-  for (PodClass& c : classes) {
-    if (c.pod->gang.has_value()) continue;  // all or nothing: see PlanGangs
-    for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
-      // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
-      // (nobody reads why an existing node did not take a pod).
-      if (CopiesThatFit(c.request, snapshot.node(n).free, 1) == 0) continue;
-      const NodeProps& props = *snapshot.node(n).props;
-      if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
-      std::optional<std::string> ignored;
-      const int64_t placed = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
-      for (int64_t i = 0; i < placed; ++i) {
-        plan.on_existing.push_back({c.members[c.next++], snapshot.node(n).name});
-      }
+  std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
+  for (size_t ci = 0; ci < classes.size(); ++ci) {
+    PodClass& c = classes[ci];
+    if (c.pod->gang.has_value()) {
+      gangs[c.pod->gang->name].push_back(ci);
+      continue;
     }
+    PlaceClassOnExisting(c, snapshot, existing, policy, plan.on_existing);
+  }
+  // A gang whose nodes are coming up (or that fits beside others) needs no new node: were
+  // it planned only on new nodes, each loop would ask for more while the first ones boot.
+  for (const auto& [name, members] : gangs) {
+    const GangRef& gang = *classes[members[0]].pod->gang;
+    int64_t pending = 0;
+    for (size_t ci : members) pending += classes[ci].remaining();
+    const int64_t needed =
+        gang.min_member > 0 ? gang.min_member - GangMembersOnNodes(snapshot, name) : pending;
+    if (needed <= 0 || pending < needed) continue;  // PlanGang says why
+    snapshot.Fork();
+    std::vector<size_t> next_before;
+    std::vector<ExistingPlacement> placed;
+    for (size_t ci : members) {
+      next_before.push_back(classes[ci].next);
+      PlaceClassOnExisting(classes[ci], snapshot, existing, policy, placed);
+    }
+    if (static_cast<int64_t>(placed.size()) >= needed) {
+      snapshot.Commit();
+      plan.on_existing.insert(plan.on_existing.end(), placed.begin(), placed.end());
+      continue;
+    }
+    snapshot.Revert();
+    for (size_t i = 0; i < members.size(); ++i) classes[members[i]].next = next_before[i];
   }
 }
 
@@ -342,13 +386,8 @@ class Estimator {
                        [&](size_t ci) { return classes_[ci].isolated; });
   }
 
-  // Members of the gang already on nodes.
   int64_t RunningMembers(const std::string& name) const {
-    int64_t n = 0;
-    for (const SimNode& node : snapshot_.nodes()) {
-      for (const PodSpec* p : node.pods) n += p->gang.has_value() && p->gang->name == name;
-    }
-    return n;
+    return GangMembersOnNodes(snapshot_, name);
   }
 
   void SetGangReason(const std::vector<size_t>& members, const std::string& reason) {

@@ -99,5 +99,33 @@ TEST_CASE("minMember counts running members, pods beyond it are not held back", 
   CHECK_THAT(plan.unschedulable[0].reasons->at("h100-a"), Catch::Contains("only 3 are pending"));
 }
 
+Node EmptyGpuNode(const std::string& name) {
+  Node n;
+  n.name = name;
+  n.allocatable =
+      Res({{"cpu", "96"}, {"memory", "1000Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}});
+  n.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
+  return n;
+}
+
+TEST_CASE("a gang whose nodes are coming up is placed on them, and asks for no more", "[gang]") {
+  // The loop after the scale-up: four nodes booting (upcoming, in the snapshot) hold it.
+  std::vector<Node> upcoming;
+  for (int i = 0; i < 4; ++i) upcoming.push_back(EmptyGpuNode(absl::StrCat("h100-a-", i)));
+  ScaleUpPlan plan = testing::Plan(Gang("train", 4, 4), {Zone("h100-a", "a", 8)}, upcoming);
+  CHECK(plan.groups.empty());
+  CHECK(plan.on_existing.size() == 4);
+  CHECK(plan.unschedulable.empty());
+}
+
+TEST_CASE("a gang only part of which fits the nodes there are takes none of them", "[gang]") {
+  // Two free nodes for a gang of four: all four go on new nodes, none on the two.
+  const std::vector<Node> two = {EmptyGpuNode("free-0"), EmptyGpuNode("free-1")};
+  ScaleUpPlan plan = testing::Plan(Gang("train", 4, 4), {Zone("h100-a", "a", 8)}, two);
+  CHECK(plan.on_existing.empty());
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].new_nodes() == 4);
+}
+
 }  // namespace
 }  // namespace gpua
