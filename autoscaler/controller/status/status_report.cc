@@ -153,8 +153,8 @@ nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const Sc
 }
 
 void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now) {
-  const nlohmann::ordered_json status = Build(state, down, now);
   if (!options_.write_configmap) return;
+  const nlohmann::ordered_json status = Build(state, down, now);
   const absl::Status s = writer_.WriteConfigMap(options_.namespace_name, options_.configmap_name,
                                                 {{"status", ToYaml(status)}},
                                                 {{kStatusLastUpdatedAnnotation, StatusTime(now)}});
