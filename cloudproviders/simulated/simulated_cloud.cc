@@ -18,10 +18,11 @@ struct SimInstance {
   std::optional<InstanceError> error;
   absl::Time running_at;
   absl::Time gpu_ready_at;
-  std::optional<absl::Time> reclaim_at;  // spot only, once running
-  absl::Time gone_at;                    // once deleting
-  bool ran = false;                      // it reached running: billed from running_at
-  bool noticed = false;                  // its reclaim notice has been given
+  absl::Duration spot_lifetime = absl::InfiniteDuration();  // from running to its reclaim
+  std::optional<absl::Time> reclaim_at;                     // spot only, once running
+  absl::Time gone_at;                                       // once deleting
+  bool ran = false;      // it reached running: billed from running_at
+  bool noticed = false;  // its reclaim notice has been given
 
   // The billed time up to `end` (when it went, or now).
   absl::Duration BilledUntil(absl::Time end) const {
@@ -55,23 +56,46 @@ absl::Duration Draw(const DelayDistribution& d, std::mt19937_64& rng) {
   return d.p50 * std::exp(sigma * normal(rng));
 }
 
+// A hash that is the same in every process (absl::Hash is not), for seeding.
+uint32_t Fnv1a(absl::string_view text) {
+  uint32_t h = 2166136261u;
+  for (char c : text) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return h;
+}
+
 }  // namespace
 
 struct SimulatedCloud::State {
   absl::Mutex mu;
-  std::mt19937_64 rng ABSL_GUARDED_BY(mu);
+  uint64_t seed = 0;
   std::vector<GroupState> groups ABSL_GUARDED_BY(mu);
   absl::Status fail_with ABSL_GUARDED_BY(mu);
   int fail_count ABSL_GUARDED_BY(mu) = 0;
   absl::Duration latency ABSL_GUARDED_BY(mu);
   absl::Duration spot_notice;
 
+  // The n-th instance of a group draws its delays and its spot lifetime from a stream of its
+  // own, so two runs with the same seed (two settings of a sweep) give their n-th instances
+  // of a group the same luck, whatever else they did: the settings' figures then differ by
+  // what the settings change, not by the dice.
+  std::mt19937_64 InstanceRng(const GroupState& g, int index) const {
+    std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                      Fnv1a(g.config.spec.id), static_cast<uint32_t>(index)};
+    return std::mt19937_64(seq);
+  }
+
   void Launch(GroupState& g, int count, absl::Time at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    const double per_hour = g.config.simulation.spot_interruptions_per_hour;
     for (int i = 0; i < count; ++i) {
+      const int index = g.next_index++;
+      std::mt19937_64 rng = InstanceRng(g, index);
       SimInstance inst;
-      inst.id = absl::StrCat(kScheme, g.config.spec.id, "/", g.next_index++);
+      inst.id = absl::StrCat(kScheme, g.config.spec.id, "/", index);
       inst.running_at = at + Draw(g.config.simulation.provisioning_delay, rng);
       inst.gpu_ready_at = inst.running_at + Draw(g.config.simulation.gpu_ready_delay, rng);
+      if (g.config.capacity_type == CapacityType::kSpot && per_hour > 0) {
+        inst.spot_lifetime = absl::Hours(std::exponential_distribution<double>(per_hour)(rng));
+      }
       if (g.stockout) {
         inst.error = InstanceError{"OutOfCapacity",
                                    absl::StrCat("no capacity for node group ", g.config.spec.id),
@@ -79,11 +103,6 @@ struct SimulatedCloud::State {
       }
       g.instances.push_back(std::move(inst));
     }
-  }
-
-  absl::Time DrawReclaim(const GroupState& g, absl::Time from) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    std::exponential_distribution<double> hours(g.config.simulation.spot_interruptions_per_hour);
-    return from + absl::Hours(hours(rng));
   }
 
   // Moves every instance on to what it is at `now`, in order of the events.
@@ -99,7 +118,7 @@ struct SimulatedCloud::State {
           if (i.state == InstanceState::kCreating && !i.error && now >= i.running_at) {
             i.state = InstanceState::kRunning;
             i.ran = true;
-            if (spot) i.reclaim_at = DrawReclaim(g, i.running_at);
+            if (spot) i.reclaim_at = i.running_at + i.spot_lifetime;
             changed = true;
           }
           if (i.reclaim_at && !i.noticed && i.state != InstanceState::kCreating &&
@@ -271,7 +290,7 @@ SimulatedCloud::SimulatedCloud(std::vector<NodeGroupConfig> groups, Clock& clock
                                SimulatedCloudOptions options)
     : clock_(clock), options_(std::move(options)), state_(std::make_unique<State>()) {
   absl::MutexLock lock(&state_->mu);
-  state_->rng.seed(options_.seed);
+  state_->seed = options_.seed;
   state_->spot_notice = options_.spot_notice;
   for (NodeGroupConfig& config : groups) {
     groups_.push_back(std::make_shared<Group>(*this, config));
