@@ -1,5 +1,6 @@
 #include "autoscaler/sim/lower_bound.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -63,31 +64,67 @@ std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const Gpu
   return best;
 }
 
+// How many of the pod one node of the group holds at most, over its layouts.
+int64_t CopiesPerNode(const PodSpec& pod, const GroupShape& g) {
+  std::vector<std::string> layouts = {""};
+  if (g.gpus.has_value() && !g.gpus->mig_layouts.empty()) {
+    layouts.clear();
+    for (const NamedMigLayout& l : g.gpus->mig_layouts) layouts.push_back(l.name);
+  }
+  int64_t most = 0;
+  for (const std::string& layout : layouts) {
+    const ResourceList alloc =
+        AdvertisedAllocatable(g.config->spec.node_template, g.gpus, layout, true);
+    int64_t copies = std::numeric_limits<int64_t>::max();
+    for (const auto& [name, q] : pod.requests) {
+      const int64_t want = q.MilliValue();
+      if (want > 0) copies = std::min(copies, alloc.Get(name).MilliValue() / want);
+    }
+    if (copies != std::numeric_limits<int64_t>::max()) most = std::max(most, copies);
+  }
+  return most;
+}
+
+using Cheapest = std::pair<double, const NodeGroupConfig*>;  // $/h of the pod, the group
+
+// The group where the pod's share costs least; for a gang of `gang_size`, only groups whose
+// nodes can hold the whole gang at once. No group: a null config.
+Cheapest CheapestFor(const PodSpec& pod, const std::vector<GroupShape>& shapes,
+                     const GpuPolicy& policy, double gpu_weight, int gang_size) {
+  Cheapest best{std::numeric_limits<double>::infinity(), nullptr};
+  for (const GroupShape& g : shapes) {
+    const std::optional<double> share = ShareOf(pod, g, policy, gpu_weight);
+    if (!share || *share * g.config->spec.price_per_hour >= best.first) continue;
+    if (gang_size > 0 && CopiesPerNode(pod, g) * g.config->spec.max_size < gang_size) continue;
+    best = {*share * g.config->spec.price_per_hour, g.config};
+  }
+  return best;
+}
+
 LowerBound BoundWith(const Trace& trace, const std::vector<GroupShape>& shapes,
                      const GpuPolicy& policy, double gpu_weight) {
   LowerBound out;
   out.gpu_weight = gpu_weight;
-  std::map<int, std::pair<double, const NodeGroupConfig*>> cheapest;  // shape -> $/h, group
+  std::map<int, Cheapest> cheapest;  // by shape, for pods that are not gangs
   for (const TraceArrival& a : trace.arrivals) {
-    auto it = cheapest.find(a.shape_id);
-    if (it == cheapest.end()) {
-      std::pair<double, const NodeGroupConfig*> best{std::numeric_limits<double>::infinity(),
-                                                     nullptr};
-      for (const GroupShape& g : shapes) {
-        const std::optional<double> share = ShareOf(a.shape->spec, g, policy, gpu_weight);
-        if (share && *share * g.config->spec.price_per_hour < best.first) {
-          best = {*share * g.config->spec.price_per_hour, g.config};
-        }
+    Cheapest best;
+    if (a.gang) {
+      best = CheapestFor(a.shape->spec, shapes, policy, gpu_weight, a.count);
+    } else {
+      auto it = cheapest.find(a.shape_id);
+      if (it == cheapest.end()) {
+        it = cheapest.emplace(a.shape_id, CheapestFor(a.shape->spec, shapes, policy, gpu_weight, 0))
+                 .first;
       }
-      it = cheapest.emplace(a.shape_id, best).first;
+      best = it->second;
     }
-    if (it->second.second == nullptr) {
+    if (best.second == nullptr) {
       out.pods_without_group += a.count;
       continue;
     }
-    const double cost = it->second.first * absl::ToDoubleHours(a.run_for) * a.count;
+    const double cost = best.first * absl::ToDoubleHours(a.run_for) * a.count;
     out.cost_usd += cost;
-    out.cost_by_group[it->second.second->spec.id] += cost;
+    out.cost_by_group[best.second->spec.id] += cost;
   }
   return out;
 }

@@ -24,7 +24,7 @@ struct LowerBound {
   double cost_usd = 0;
   double gpu_weight = 0;                        // of the weighting that gave the bound
   std::map<std::string, double> cost_by_group;  // where each shape is cheapest
-  int64_t pods_without_group = 0;               // fit no group's nodes at all
+  int64_t pods_without_group = 0;               // fit no group's nodes at all (gangs: not whole)
 };
 
 LowerBound ComputeLowerBound(const Trace& trace, const std::vector<NodeGroupConfig>& groups,

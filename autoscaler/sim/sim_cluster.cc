@@ -373,6 +373,22 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
 void SimCluster::Recreate(const SimPod& lost) {
   ++accounts_.pods_restarted;
   AddPendingPod(*lost.arrival, lost.base_name, lost.incarnation + 1);
+  if (lost.object->spec.gang.has_value()) RestartGang(lost.object->spec.gang->name);
+}
+
+void SimCluster::RestartGang(const std::string& gang) {
+  std::vector<std::string> running;
+  for (const auto& [key, pod] : pods_) {
+    if (!pod.node.empty() && pod.object->spec.gang.has_value() &&
+        pod.object->spec.gang->name == gang) {
+      running.push_back(key);
+    }
+  }
+  for (const std::string& key : running) {
+    const SimPod pod = Remove(key);
+    ++accounts_.pods_restarted;
+    AddPendingPod(*pod.arrival, pod.base_name, pod.incarnation + 1);
+  }
 }
 
 absl::Time SimCluster::NextPodEvent() const {

@@ -140,6 +140,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   SimPod Remove(std::string key);
   // A pod that stopped before its work was done: its Job makes it again.
   void Recreate(const SimPod& lost);
+  // A gang runs whole or not at all: when a member is lost, the job's framework restarts the
+  // others (as a training job does when a worker dies), so the gang forms again whole.
+  void RestartGang(const std::string& gang);
   void RemoveNode(const std::string& name);
   // Applies `change` to a copy of the node and publishes it.
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);

@@ -28,27 +28,35 @@ int GpusPerNode(const NodeGroupConfig& g) {
 // the chatter dropped.
 class SimulationLog : public LogSink {
  public:
-  int64_t warnings() const {
-    absl::MutexLock lock(&mu_);
-    return warnings_;
+  // `echo`, when set, gets every line written, prefixed with the virtual time since start.
+  SimulationLog(const Clock& clock, std::function<void(absl::string_view)> echo, int verbosity)
+      : clock_(clock), echo_(std::move(echo)) {
+    set_verbosity(verbosity);
   }
-  std::vector<std::string> first() const {
-    absl::MutexLock lock(&mu_);
-    return first_;
-  }
+  int64_t warnings() const { return warnings_; }
+  std::vector<std::string> first() const { return first_; }
 
  protected:
+  // The controller writes from the simulation's one thread.
   void Write(LogSeverity severity, absl::string_view line) override {
+    if (echo_) {
+      const char letter = severity == LogSeverity::kInfo      ? 'I'
+                          : severity == LogSeverity::kWarning ? 'W'
+                                                              : 'E';
+      echo_(absl::StrCat("[+",
+                         absl::FormatDuration(absl::Trunc(clock_.Now() - kStart, absl::Seconds(1))),
+                         "] ", std::string(1, letter), " ", line));
+    }
     if (severity == LogSeverity::kInfo) return;
-    absl::MutexLock lock(&mu_);
     ++warnings_;
     if (first_.size() < kWarningsKept) first_.emplace_back(line);
   }
 
  private:
-  mutable absl::Mutex mu_;
-  int64_t warnings_ ABSL_GUARDED_BY(mu_) = 0;
-  std::vector<std::string> first_ ABSL_GUARDED_BY(mu_);
+  const Clock& clock_;
+  std::function<void(absl::string_view)> echo_;
+  int64_t warnings_ = 0;
+  std::vector<std::string> first_;
 };
 
 // A stockout's start or end, in time order.
@@ -89,10 +97,12 @@ class Run {
       : trace_(trace),
         options_(options),
         clock_(kStart),
+        log_(clock_, options.log, options.verbosity),
         cloud_(options.groups, clock_, CloudOptions(options)),
         cluster_(options.groups, clock_),
         scheduler_(options.scoring),
-        controller_(cluster_, cloud_, cluster_, clock_, log_, nullptr, options.controller),
+        controller_(cluster_, cloud_, cluster_, clock_, log_, nullptr,
+                    ControllerOptionsOf(options)),
         schedule_(options.controller.scan_interval),
         stockouts_(StockoutEdges(trace)) {
     const absl::Duration until =
@@ -103,6 +113,12 @@ class Run {
   SimulationResult Go();
 
  private:
+  // Nobody reads a simulated cluster's status ConfigMap: building it each loop is waste.
+  static ControllerOptions ControllerOptionsOf(const SimulationOptions& o) {
+    ControllerOptions c = o.controller;
+    c.status.write_configmap = false;
+    return c;
+  }
   static SimulatedCloudOptions CloudOptions(const SimulationOptions& o) {
     SimulatedCloudOptions c;
     c.seed = o.seed;
@@ -118,10 +134,10 @@ class Run {
   const Trace& trace_;
   const SimulationOptions& options_;
   ManualClock clock_;
+  SimulationLog log_;
   SimulatedCloud cloud_;
   SimCluster cluster_;
   SimScheduler scheduler_;
-  SimulationLog log_;
   Controller controller_;
   LoopSchedule schedule_;
   std::vector<StockoutEdge> stockouts_;
@@ -271,6 +287,7 @@ SimulationResult Run::Result() {
   r.samples = std::move(samples_);
   r.simulated = clock_.Now() - kStart;
   r.pods = trace_.pods();
+  for (size_t i = 0; i < next_arrival_; ++i) r.pods_arrived += trace_.arrivals[i].count;
   r.pods_finished = accounts.pods_finished;
   r.pods_restarted = accounts.pods_restarted;
   r.pods_without_group = bound.pods_without_group;

@@ -31,6 +31,10 @@ struct SimulationOptions {
   // plus two hours for the cluster to wind down.
   absl::Duration until = absl::ZeroDuration();
   absl::Duration sample_every = absl::Minutes(10);
+  // When set, the controller's log lines, each prefixed with the virtual time ("[+26h3m] I
+  // ..."), info lines up to `verbosity`; called from the run's thread.
+  std::function<void(absl::string_view)> log;
+  int verbosity = 0;
   // Called now and then with the share of the run done (0 to 1).
   std::function<void(double)> progress;
 };
@@ -75,6 +79,7 @@ struct SimulationResult {
   std::vector<Sample> samples;
   absl::Duration simulated;
   int64_t pods = 0;           // in the trace
+  int64_t pods_arrived = 0;   // before the run ended (--until may end it early)
   int64_t pods_finished = 0;  // ran to the end of their time
   int64_t pods_restarted = 0;
   int64_t pods_without_group = 0;  // no group's nodes can hold them

@@ -38,12 +38,45 @@ absl::StatusOr<std::vector<NodeGroupConfig>> WithGroupOption(std::vector<NodeGro
                                                              const std::string& value) {
   for (NodeGroupConfig& g : groups) {
     if (g.spec.id != sweep.group) continue;
-    GPUA_RETURN_IF_ERROR(SetNodeGroupOption(g.options, sweep.option, value,
-                                            absl::StrCat("--sweep ", sweep.name, ": ")));
+    GPUA_RETURN_IF_ERROR(SetNodeGroupOption(
+        g.options, sweep.option, value, absl::StrCat("--sweep group/", sweep.group, " options")));
     return groups;
   }
   return absl::InvalidArgumentError(
       absl::StrCat("--sweep ", sweep.name, ": no node group \"", sweep.group, "\""));
+}
+
+std::vector<std::string> GroupsOverridingFlag(const std::vector<NodeGroupConfig>& groups,
+                                              const Sweep& sweep, std::string* option) {
+  struct Override {
+    const char* flag;
+    const char* option;
+    bool (*set)(const NodeGroupOptions&);
+  };
+  static constexpr Override kOverrides[] = {
+      {"scale-down-unneeded-time", "scaleDownUnneededTime",
+       [](const NodeGroupOptions& o) { return o.scale_down_unneeded_time.has_value(); }},
+      {"scale-down-unready-time", "scaleDownUnreadyTime",
+       [](const NodeGroupOptions& o) { return o.scale_down_unready_time.has_value(); }},
+      {"scale-down-utilization-threshold", "scaleDownUtilizationThreshold",
+       [](const NodeGroupOptions& o) { return o.scale_down_utilization_threshold.has_value(); }},
+      {"scale-down-gpu-utilization-threshold", "scaleDownGpuUtilizationThreshold",
+       [](const NodeGroupOptions& o) {
+         return o.scale_down_gpu_utilization_threshold.has_value();
+       }},
+      {"max-node-provision-time", "maxNodeProvisionTime",
+       [](const NodeGroupOptions& o) { return o.max_node_provision_time.has_value(); }},
+  };
+  std::vector<std::string> ids;
+  if (sweep.group_option()) return ids;
+  for (const Override& o : kOverrides) {
+    if (sweep.name != o.flag) continue;
+    *option = o.option;
+    for (const NodeGroupConfig& g : groups) {
+      if (o.set(g.options)) ids.push_back(g.spec.id);
+    }
+  }
+  return ids;
 }
 
 }  // namespace gpua::sim

@@ -29,6 +29,12 @@ absl::StatusOr<std::vector<NodeGroupConfig>> WithGroupOption(std::vector<NodeGro
                                                              const Sweep& sweep,
                                                              const std::string& value);
 
+// The groups whose own option overrides the controller flag the sweep changes (a group's
+// scaleDownUnneededTime beats --scale-down-unneeded-time), with the option's name: for
+// those groups the sweep changes nothing, which the user should hear.
+std::vector<std::string> GroupsOverridingFlag(const std::vector<NodeGroupConfig>& groups,
+                                              const Sweep& sweep, std::string* option);
+
 }  // namespace gpua::sim
 
 #endif  // GPUA_AUTOSCALER_SIM_SWEEP_H_

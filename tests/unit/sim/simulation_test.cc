@@ -3,16 +3,21 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "autoscaler/sim/result_json.h"
 #include "cloudproviders/node_group_file.h"
 
 namespace gpua::sim {
 namespace {
 
+// One pool of 8xH100 nodes that take two minutes to come up and one more for their GPUs.
 constexpr char kGroups[] = R"(
 nodeGroups:
 - id: h100
-  maxSize: 8
+  maxSize: $MAX
   pricePerHour: 98.32
+  capacityType: $CAPACITY
   template:
     metadata:
       labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
@@ -20,20 +25,34 @@ nodeGroups:
       taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
     status:
       allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}
-  options: {scaleDownUnneededTime: 10m}
   simulation:
-    provisioningDelay: {p50: 2m, p95: 2m}
+    provisioningDelay: {p50: 2m, p95: $P95}
     gpuReadyDelay: {p50: 1m, p95: 1m}
+    spotInterruptionsPerHour: $RATE
 )";
+
+struct Pool {
+  int max = 8;
+  std::string capacity = "on-demand";
+  std::string p95 = "2m";
+  double interruptions_per_hour = 0;
+};
 
 constexpr char kTrainer[] =
     R"({"spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "main", "resources": {"requests": {"nvidia.com/gpu": "8", "cpu": "32"}}}]}})";
 
-SimulationOptions Options(absl::Duration idle = absl::Minutes(10)) {
+SimulationOptions Options(absl::Duration idle, const Pool& pool = {}) {
   SimulationOptions o;
-  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  const std::string text =
+      absl::StrReplaceAll(kGroups, {{"$MAX", absl::StrCat(pool.max)},
+                                    {"$CAPACITY", pool.capacity},
+                                    {"$P95", pool.p95},
+                                    {"$RATE", absl::StrCat(pool.interruptions_per_hour)}});
+  auto groups = ParseNodeGroupFile(text, "groups.yaml");
+  INFO((groups.ok() ? "" : std::string(groups.status().message())));
   REQUIRE(groups.ok());
   o.groups = *groups;
+  o.controller.scale_down.enabled = true;
   for (NodeGroupConfig& g : o.groups) g.options.scale_down_unneeded_time = idle;
   return o;
 }
@@ -45,21 +64,131 @@ Trace Parse(const std::string& text) {
   return *t;
 }
 
+// `jobs` 8-GPU jobs, one every `gap`, each running `run`.
+Trace SpacedJobs(int jobs, const std::string& gap_minutes, const std::string& run) {
+  std::string text;
+  for (int i = 0; i < jobs; ++i) {
+    absl::StrAppend(&text, R"({"at": )", i * std::stoi(gap_minutes) * 60, R"(, "name": "job-)", i,
+                    R"(", "runFor": ")", run, R"(", "pod": )", kTrainer, "}\n");
+  }
+  return Parse(text);
+}
+
+SimulationResult Run(const Trace& trace, const SimulationOptions& options) {
+  auto r = Simulate(trace, options);
+  INFO((r.ok() ? "" : std::string(r.status().message())));
+  REQUIRE(r.ok());
+  INFO("first warnings: " << (r->first_warnings.empty() ? "" : r->first_warnings.front()));
+  CHECK(r->total.lower_bound_cost_usd <= r->total.cost_usd);
+  return *std::move(r);
+}
+
 TEST_CASE("four 8-GPU jobs: four nodes come up, run them, and go after the idle timeout", "[sim]") {
   const Trace trace = Parse(absl::StrCat(
       R"({"at": "0s", "name": "train", "count": 4, "runFor": "1h", "pod": )", kTrainer, "}\n"));
-  auto r = Simulate(trace, Options());
-  REQUIRE(r.ok());
-  CHECK(r->total.scale_ups == 4);
-  CHECK(r->total.scale_downs == 4);
-  CHECK(r->pods_finished == 4);
+  const SimulationResult r = Run(trace, Options(absl::Minutes(10)));
+  CHECK(r.total.scale_ups == 4);
+  CHECK(r.total.scale_downs == 4);
+  CHECK(r.pods_finished == 4);
   // Waiting: the loop's quiet second, two minutes to provision, one for the GPUs.
-  CHECK(r->total.gpu_pending.p50 == Approx(181).margin(15));
-  CHECK(r->total.gpu_hours_used == Approx(32).margin(0.01));
+  CHECK(r.total.gpu_pending.p50 == Approx(181).margin(15));
+  CHECK(r.total.gpu_hours_used == Approx(32).margin(0.01));
   // Billed: 4 nodes x (1h of work + 1m GPU start + 10m idle timeout + a little).
-  CHECK(r->total.node_hours == Approx(4 * (1 + 11.0 / 60)).margin(0.1));
-  CHECK(r->total.lower_bound_cost_usd <= r->total.cost_usd);
-  INFO("warnings: " << r->controller_warnings);
+  CHECK(r.total.node_hours == Approx(4 * (1 + 11.0 / 60)).margin(0.1));
+}
+
+TEST_CASE("idle timeout 0 leaves GPU-hours idle near zero and makes every job wait, 1h the reverse",
+          "[sim]") {
+  // Ten 20-minute jobs, one every half hour: the gaps are shorter than an hour.
+  const Trace trace = SpacedJobs(10, "30", "20m");
+  const SimulationResult eager = Run(trace, Options(absl::ZeroDuration()));
+  const SimulationResult lazy = Run(trace, Options(absl::Hours(1)));
+  INFO("idle GPU-h " << eager.total.gpu_hours_idle << " vs " << lazy.total.gpu_hours_idle);
+
+  CHECK(eager.total.gpu_hours_idle < 0.15 * eager.total.gpu_hours_billed);
+  CHECK(eager.total.scale_ups == 10);        // a new node for every job
+  CHECK(eager.total.gpu_pending.p50 > 170);  // each waits for a node and its GPUs
+
+  CHECK(lazy.total.scale_ups == 1);  // the first node stays warm between jobs
+  CHECK(lazy.total.gpu_pending.p50 < 5);
+  CHECK(lazy.total.gpu_hours_idle > 3 * eager.total.gpu_hours_idle);
+  CHECK(lazy.total.cost_usd > eager.total.cost_usd);
+  CHECK(lazy.total.gpu_hours_used == Approx(eager.total.gpu_hours_used).margin(0.01));
+}
+
+TEST_CASE("a preempted spot node's pods wait only for the replacement node", "[sim]") {
+  Pool spot;
+  spot.capacity = "spot";
+  spot.interruptions_per_hour = 0.5;
+  const Trace trace = SpacedJobs(3, "0", "1h");
+  SimulationOptions options = Options(absl::Minutes(10), spot);
+  options.until = absl::Hours(24);  // a preempted job starts over: time for all to finish
+  const SimulationResult r = Run(trace, options);
+  REQUIRE(r.total.preemptions > 0);
+  CHECK(r.pods_restarted > 0);
+  CHECK(r.pods_finished == 3);
+  // Every wait, first ones and after each preemption, is at most a node's start (2m, and
+  // 1m for its GPUs) and a loop or two: the replacement is asked for at the notice.
+  CHECK(r.total.gpu_pending.max <= 3 * 60 + 25);
+}
+
+TEST_CASE("a gang is never half-provisioned", "[sim]") {
+  const Trace gang =
+      Parse(absl::StrCat(R"({"at": "0s", "name": "pretrain", "count": 4, )",
+                         R"("gang": true, "runFor": "2h", "pod": )", kTrainer, "}\n"));
+  SECTION("a pool that can hold three of four nodes adds none") {
+    Pool small;
+    small.max = 3;
+    const SimulationResult r = Run(gang, Options(absl::ZeroDuration(), small));
+    CHECK(r.total.scale_ups == 0);
+    CHECK(r.total.node_hours == 0);
+    CHECK(r.pods_finished == 0);
+    CHECK(r.pods_without_group == 4);
+  }
+  SECTION("with room, the four start together once the last node is up, even at timeout 0") {
+    Pool varied;  // nodes come up at different times: the first ones wait for the last
+    varied.p95 = "8m";
+    const SimulationResult r = Run(gang, Options(absl::ZeroDuration(), varied));
+    CHECK(r.total.scale_ups == 4);
+    CHECK(r.pods_finished == 4);
+    CHECK(r.total.gpu_pending.p50 == r.total.gpu_pending.max);  // bound at one moment
+    CHECK(r.total.gpu_hours_used == Approx(4 * 8 * 2).margin(0.01));
+  }
+}
+
+TEST_CASE("the same seed gives the same figures, another seed different ones", "[sim]") {
+  Pool spot;
+  spot.capacity = "spot";
+  spot.p95 = "6m";
+  spot.interruptions_per_hour = 0.3;
+  const Trace trace = SpacedJobs(12, "40", "90m");
+  SimulationOptions options = Options(absl::Minutes(5), spot);
+  const nlohmann::json first = ResultJson(Run(trace, options));
+  const nlohmann::json again = ResultJson(Run(trace, options));
+  CHECK(first == again);
+  options.seed = 2;
+  const nlohmann::json other = ResultJson(Run(trace, options));
+  CHECK(first != other);
+}
+
+TEST_CASE("a stockout backs the group off, and its pods wait until capacity returns", "[sim]") {
+  const Trace trace = Parse(absl::StrCat(R"({"at": "0s", "stockout": "h100", "for": "1h"})", "\n",
+                                         R"({"at": "0s", "name": "job", "runFor": "1h", "pod": )",
+                                         kTrainer, "}\n"));
+  const SimulationResult r = Run(trace, Options(absl::Minutes(10)));
+  CHECK(r.pods_finished == 1);
+  CHECK(r.total.gpu_pending.max >= 3600);
+  CHECK(r.total.gpu_pending.max < 3600 + 45 * 60);  // after the backoff, within its cap
+}
+
+TEST_CASE("a stockout of a group the node-group file lacks is an error naming the line", "[sim]") {
+  const Trace trace = Parse(absl::StrCat(R"({"at": "0s", "stockout": "a100", "for": "1h"})", "\n",
+                                         R"({"at": "0s", "name": "job", "runFor": "1h", "pod": )",
+                                         kTrainer, "}\n"));
+  auto r = Simulate(trace, Options(absl::Minutes(10)));
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(std::string(r.status().message()),
+             Catch::Contains("line 1") && Catch::Contains("a100"));
 }
 
 }  // namespace

@@ -1,0 +1,101 @@
+#include "autoscaler/sim/result_table.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace gpua::sim {
+namespace {
+
+std::string Waits(const Percentiles& p) {
+  if (p.count == 0) return absl::StrFormat("%7s %7s %7s %7s", "-", "-", "-", "-");
+  return absl::StrFormat("%7s %7s %7s %7s", FormatWait(p.p50), FormatWait(p.p95), FormatWait(p.p99),
+                         FormatWait(p.max));
+}
+
+constexpr char kGroupHeader[] = "%-18s %10s %8s %8s %8s %8s %10s %5s %5s %7s  %7s %7s %7s %7s\n";
+
+void PrintGroupLine(const std::string& name, const Figures& f, std::ostream& out) {
+  out << absl::StrFormat("%-18s %10.2f %8.1f %8.1f %8.1f %8.1f %10.2f %5d %5d %7d  %s\n", name,
+                         f.cost_usd, f.node_hours, f.gpu_hours_billed, f.gpu_hours_used,
+                         f.gpu_hours_idle, f.idle_cost_usd, f.scale_ups, f.scale_downs,
+                         f.preemptions, Waits(f.gpu_pending.count > 0 ? f.gpu_pending : f.pending));
+}
+
+void PrintNotes(const SimulationResult& r, std::ostream& out) {
+  if (r.pods_without_group > 0) {
+    out << r.pods_without_group
+        << " pod(s) fit no group's nodes: they wait the whole run and count in the waits.\n";
+  }
+  if (r.controller_warnings > 0) {
+    out << "The controller logged " << r.controller_warnings << " warning(s); the first:\n";
+    for (const std::string& w : r.first_warnings) out << "  " << w << "\n";
+  }
+}
+
+double AboveBound(const Figures& f) {
+  return f.lower_bound_cost_usd > 0 ? 100 * (f.cost_usd / f.lower_bound_cost_usd - 1) : 0;
+}
+
+}  // namespace
+
+std::string FormatWait(double seconds) {
+  const int64_t s = std::llround(std::max(0.0, seconds));
+  if (s < 60) return absl::StrCat(s, "s");
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  return absl::StrFormat("%dh%02dm", s / 3600, (s % 3600) / 60);
+}
+
+void PrintResult(const SimulationResult& r, std::ostream& out) {
+  out << absl::StrFormat(
+      "Simulated %s: %d pods arrived%s, %d ran to the end, %d restarted after a preemption or "
+      "a drain; %d controller loops.\n\n",
+      absl::FormatDuration(r.simulated), r.pods_arrived,
+      r.pods_arrived < r.pods ? absl::StrCat(" (of ", r.pods, " in the trace)") : "",
+      r.pods_finished, r.pods_restarted, r.loops);
+  out << absl::StrFormat(kGroupHeader, "GROUP", "COST USD", "NODE-H", "GPU-H", "USED", "IDLE",
+                         "IDLE USD", "UPS", "DOWNS", "PREEMPT", "WAIT50", "WAIT95", "WAIT99",
+                         "MAX");
+  for (const GroupFigures& g : r.groups) PrintGroupLine(g.id, g.figures, out);
+  PrintGroupLine("total", r.total, out);
+  out << "(GPU-H: GPU-hours billed; waits: of the group's GPU pods, or of all its pods when it "
+         "has no GPUs)\n\n";
+  out << absl::StrFormat("Pending, all pods: p50 %s, p95 %s, p99 %s, max %s\n",
+                         FormatWait(r.total.pending.p50), FormatWait(r.total.pending.p95),
+                         FormatWait(r.total.pending.p99), FormatWait(r.total.pending.max));
+  out << absl::StrFormat("Pending, GPU pods: p50 %s, p95 %s, p99 %s, max %s\n",
+                         FormatWait(r.total.gpu_pending.p50), FormatWait(r.total.gpu_pending.p95),
+                         FormatWait(r.total.gpu_pending.p99), FormatWait(r.total.gpu_pending.max));
+  out << absl::StrFormat(
+      "Lower bound: $%.2f (each pod's share of the cheapest node that holds it, billed only "
+      "while it runs, no waiting); this run costs %.0f%% more.\n",
+      r.total.lower_bound_cost_usd, AboveBound(r.total));
+  PrintNotes(r, out);
+}
+
+void PrintResults(const std::vector<SettingResult>& results, std::ostream& out) {
+  if (results.size() == 1 && results[0].label.empty()) {
+    PrintResult(results[0].result, out);
+    return;
+  }
+  size_t width = 8;
+  for (const SettingResult& s : results) width = std::max(width, s.label.size());
+  const int w = static_cast<int>(width);
+  out << absl::StrFormat("%-*s %10s %10s %10s %7s %7s %7s %7s %5s %5s %7s %9s\n", w, "SETTING",
+                         "COST USD", "IDLE USD", "IDLE GPU-H", "GPU p50", "GPU p95", "GPU p99",
+                         "MAX", "UPS", "DOWNS", "PREEMPT", "vs BOUND");
+  for (const SettingResult& s : results) {
+    const Figures& f = s.result.total;
+    out << absl::StrFormat("%-*s %10.2f %10.2f %10.1f %s %5d %5d %7d %8.0f%%\n", w, s.label,
+                           f.cost_usd, f.idle_cost_usd, f.gpu_hours_idle, Waits(f.gpu_pending),
+                           f.scale_ups, f.scale_downs, f.preemptions, AboveBound(f));
+  }
+  for (const SettingResult& s : results) {
+    out << "\n== " << s.label << " ==\n";
+    PrintResult(s.result, out);
+  }
+}
+
+}  // namespace gpua::sim

@@ -1,0 +1,183 @@
+#include "autoscaler/sim/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace gpua::sim {
+namespace {
+
+constexpr double kWidth = 760, kHeight = 300;
+constexpr double kLeft = 64, kRight = 20, kTop = 16, kBottom = 44;
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  void Add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  // Never empty, and padded when a single value.
+  void Settle(bool from_zero) {
+    if (!std::isfinite(lo)) lo = hi = 0;
+    if (from_zero) lo = std::min(lo, 0.0);
+    if (hi - lo < 1e-9) hi = lo + (lo == 0 ? 1 : std::abs(lo) * 0.1);
+  }
+};
+
+// Maps data to the plot area.
+class Frame {
+ public:
+  Frame(const Chart& chart, bool pad_x) {
+    for (const Series& s : chart.series) {
+      for (const auto& [x, y] : s.points) {
+        x_.Add(x);
+        y_.Add(y);
+      }
+    }
+    if (!chart.reference_label.empty()) y_.Add(chart.reference_y);
+    x_.Settle(!pad_x);
+    y_.Settle(true);
+    if (pad_x) {
+      const double pad = (x_.hi - x_.lo) * 0.08;
+      x_.lo = std::max(0.0, x_.lo - pad);
+      x_.hi += pad;
+    }
+    x_ticks_ = NiceTicks(x_.lo, x_.hi, 6);
+    y_ticks_ = NiceTicks(y_.lo, y_.hi, 5);
+    x_.lo = std::min(x_.lo, x_ticks_.front());
+    x_.hi = std::max(x_.hi, x_ticks_.back());
+    y_.lo = std::min(y_.lo, y_ticks_.front());
+    y_.hi = std::max(y_.hi, y_ticks_.back());
+  }
+  double X(double x) const {
+    return kLeft + (x - x_.lo) / (x_.hi - x_.lo) * (kWidth - kLeft - kRight);
+  }
+  double Y(double y) const {
+    return kHeight - kBottom - (y - y_.lo) / (y_.hi - y_.lo) * (kHeight - kTop - kBottom);
+  }
+  std::string Axes(const Chart& chart) const {
+    std::string svg;
+    for (double t : y_ticks_) {
+      absl::StrAppendFormat(&svg,
+                            "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='grid'/>"
+                            "<text x='%.1f' y='%.1f' class='tick' text-anchor='end'>%g</text>\n",
+                            kLeft, kWidth - kRight, Y(t), Y(t), kLeft - 6, Y(t) + 4, t);
+    }
+    for (double t : x_ticks_) {
+      absl::StrAppendFormat(&svg,
+                            "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='axis'/>"
+                            "<text x='%.1f' y='%.1f' class='tick' text-anchor='middle'>%g</text>\n",
+                            X(t), X(t), kHeight - kBottom, kHeight - kBottom + 5, X(t),
+                            kHeight - kBottom + 18, t);
+    }
+    absl::StrAppendFormat(&svg,
+                          "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='axis'/>\n"
+                          "<text x='%.1f' y='%.1f' class='label' text-anchor='middle'>%s</text>\n"
+                          "<text x='14' y='%.1f' class='label' text-anchor='middle' "
+                          "transform='rotate(-90 14 %.1f)'>%s</text>\n",
+                          kLeft, kWidth - kRight, kHeight - kBottom, kHeight - kBottom,
+                          (kLeft + kWidth - kRight) / 2, kHeight - 6, XmlEscape(chart.x_label),
+                          (kTop + kHeight - kBottom) / 2, (kTop + kHeight - kBottom) / 2,
+                          XmlEscape(chart.y_label));
+    if (!chart.reference_label.empty()) {
+      const double y = Y(chart.reference_y);
+      absl::StrAppendFormat(&svg,
+                            "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='reference'/>"
+                            "<text x='%.1f' y='%.1f' class='tick' text-anchor='end'>%s</text>\n",
+                            kLeft, kWidth - kRight, y, y, kWidth - kRight - 4, y - 4,
+                            XmlEscape(chart.reference_label));
+    }
+    return svg;
+  }
+
+ private:
+  Range x_, y_;
+  std::vector<double> x_ticks_, y_ticks_;
+};
+
+std::string Open() {
+  return absl::StrFormat(
+      "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 %g %g' width='%g' height='%g'>\n",
+      kWidth, kHeight, kWidth, kHeight);
+}
+
+}  // namespace
+
+std::string XmlEscape(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<double> NiceTicks(double lo, double hi, int count) {
+  if (!(hi > lo) || count < 1) return {lo};
+  const double raw = (hi - lo) / count;
+  const double power = std::pow(10, std::floor(std::log10(raw)));
+  double step = power;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * power;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (double t = std::floor(lo / step) * step; t <= hi + step * 0.999; t += step) {
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0 : t);
+  }
+  return ticks;
+}
+
+std::string LineChartSvg(const Chart& chart) {
+  const Frame frame(chart, false);
+  std::string svg = Open() + frame.Axes(chart);
+  for (const Series& s : chart.series) {
+    absl::StrAppend(&svg, "<polyline class='series' stroke='", s.color, "' points='");
+    for (const auto& [x, y] : s.points) {
+      absl::StrAppendFormat(&svg, "%.1f,%.1f ", frame.X(x), frame.Y(y));
+    }
+    absl::StrAppend(&svg, "'><title>", XmlEscape(s.name), "</title></polyline>\n");
+  }
+  return svg + "</svg>\n";
+}
+
+std::string PointChartSvg(const Chart& chart) {
+  const Frame frame(chart, true);
+  std::string svg = Open() + frame.Axes(chart);
+  for (const Series& s : chart.series) {
+    for (const auto& [x, y] : s.points) {
+      // Labels on the right half go to the point's left, so none runs off the chart.
+      const bool left = frame.X(x) > kWidth * 0.55;
+      absl::StrAppendFormat(&svg,
+                            "<circle cx='%.1f' cy='%.1f' r='6' fill='%s'/>"
+                            "<text x='%.1f' y='%.1f' class='point' text-anchor='%s'>%s</text>\n",
+                            frame.X(x), frame.Y(y), s.color, frame.X(x) + (left ? -9 : 9),
+                            frame.Y(y) - 7, left ? "end" : "start", XmlEscape(s.name));
+    }
+  }
+  return svg + "</svg>\n";
+}
+
+}  // namespace gpua::sim
