@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the main job on its bundled example: the
-# estimator plans the nodes for examples/pending-pods.yaml over examples/node-groups.yaml.
+# Installs what is missing, builds, and runs `gpu-autoscaler simulate` on its bundled example:
+# a week of mixed GPU work over five pools, with a sweep of idle timeouts. Extra arguments go
+# to simulate (--report week.html, --output json, --sweep ...).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/release -j "$(nproc)" --target gpu-autoscaler
-exec build/release/autoscaler/gpu-autoscaler estimate \
-  --pods examples/pending-pods.yaml --node-groups examples/node-groups.yaml "$@"
+exec build/release/autoscaler/gpu-autoscaler simulate "$@"

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev libcpp-httplib-dev
   catch2 libbenchmark-dev
   prometheus
+  chromium libpng-dev
 )
 
 missing=()

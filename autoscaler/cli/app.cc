@@ -6,6 +6,7 @@
 #include "autoscaler/cli/estimate_command.h"
 #include "autoscaler/cli/inspect_command.h"
 #include "autoscaler/cli/plugin_check_command.h"
+#include "autoscaler/cli/simulate_command.h"
 
 #ifndef GPUA_VERSION
 #define GPUA_VERSION "unknown"
@@ -35,6 +36,8 @@ void PrintUsage(std::ostream& out) {
 
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> kSubcommands = {
+      {"simulate", "what idle timeouts cost: the controller over a workload trace, simulated",
+       RunSimulateCommand},
       {"estimate", "plan the nodes that would hold a set of pending pods", RunEstimateCommand},
       {"inspect", "show the nodes, GPUs and unschedulable pods the autoscaler sees",
        RunInspectCommand},

@@ -82,12 +82,8 @@ void AddClusterFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
               "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
   f.AddString("namespace", &c.controller.status.namespace_name,
               "namespace of the status ConfigMap, the lease and the priority expander's ConfigMap");
-  f.AddStringList("nodes", &r.nodes,
-                  "<min>:<max>:<id>: autoscale only the groups named, within these sizes");
   f.AddStringList("node-group-auto-discovery", &r.auto_discovery,
                   "refused: the externalgrpc plugin and the node-group file list the groups");
-  f.AddDuration("scan-interval", &c.controller.scan_interval,
-                "how often the cluster is looked at (new unschedulable pods wake it sooner)");
   f.AddString("address", &c.address, "where /metrics and /health-check are served");
   f.AddDouble("kube-api-qps", &r.qps, "requests per second to the API server");
   f.AddInt("kube-api-burst", &r.burst, "requests allowed at once");
@@ -107,6 +103,14 @@ void AddClusterFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
                 "intervals, at least 30s)");
   f.AddDuration("max-failing-time", &c.max_failing_time,
                 "/health-check fails when no loop succeeded for this long");
+}
+
+// What the loop looks at, and how often.
+void AddLoopFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
+  f.AddStringList("nodes", &r.nodes,
+                  "<min>:<max>:<id>: autoscale only the groups named, within these sizes");
+  f.AddDuration("scan-interval", &c.controller.scan_interval,
+                "how often the cluster is looked at (new unschedulable pods wake it sooner)");
 }
 
 void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
@@ -337,6 +341,7 @@ absl::StatusOr<ControllerConfig> ParseControllerFlags(const CommandArgs& args, b
   RawFlags raw;
   FlagSet flags(kCommand);
   AddClusterFlags(flags, config, raw);
+  AddLoopFlags(flags, config, raw);
   AddScaleUpFlags(flags, config, raw);
   AddScaleDownFlags(flags, config, raw);
   AddLeaderElectionFlags(flags, config, raw);
@@ -353,6 +358,24 @@ absl::StatusOr<ControllerConfig> ParseControllerFlags(const CommandArgs& args, b
   }
   GPUA_RETURN_IF_ERROR(Finish(raw, flags, config));
   return config;
+}
+
+struct DecisionFlags::State {
+  ControllerConfig config;
+  RawFlags raw;
+};
+
+DecisionFlags::DecisionFlags(FlagSet& flags) : state_(std::make_unique<State>()) {
+  AddLoopFlags(flags, state_->config, state_->raw);
+  AddScaleUpFlags(flags, state_->config, state_->raw);
+  AddScaleDownFlags(flags, state_->config, state_->raw);
+}
+
+DecisionFlags::~DecisionFlags() = default;
+
+absl::StatusOr<ControllerOptions> DecisionFlags::Finish(FlagSet& flags) {
+  GPUA_RETURN_IF_ERROR(gpua::Finish(state_->raw, flags, state_->config));
+  return state_->config.controller;
 }
 
 }  // namespace gpua

@@ -5,6 +5,7 @@
 #ifndef GPUA_AUTOSCALER_CLI_CONTROLLER_FLAGS_H_
 #define GPUA_AUTOSCALER_CLI_CONTROLLER_FLAGS_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,21 @@ struct ControllerConfig {
 // Parses the arguments. `*help` is set (and the usage returned in `*usage`) for --help.
 absl::StatusOr<ControllerConfig> ParseControllerFlags(const CommandArgs& args, bool* help,
                                                       std::string* usage);
+
+// The flags that shape the controller's decisions (the groups, the scan interval, limits,
+// scale-up and scale-down), with cluster-autoscaler's names and defaults, and none of the
+// cluster's or the provider's connection flags: what `simulate` takes beside its own.
+class DecisionFlags {
+ public:
+  explicit DecisionFlags(FlagSet& flags);
+  ~DecisionFlags();
+  // After flags.Parse: the options, or an error that names the flag.
+  absl::StatusOr<ControllerOptions> Finish(FlagSet& flags);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace gpua
 

@@ -7,9 +7,11 @@ fixed, so the same mix gives the same trace.
 - an inference service on time-sliced L4 shares, following a daily cycle (quieter at
   weekends): replicas that each live an hour, started every quarter of an hour;
 - fine-tuning jobs on a whole 8xH100 node, a few a day, an hour to eight;
+- evaluation jobs on one H100 each, short and frequent in working hours: the work an
+  idle timeout keeps warm nodes for, or makes wait for a new one;
 - notebooks on MIG slices of the reconfigurable H100 pool in working hours, and a nightly
   batch of small MIG jobs;
-- two multi-node training gangs (four 8-GPU pods that start together);
+- two multi-node training gangs (four 8-GPU pods that start together) on on-demand nodes;
 - hourly cpu ETL jobs;
 - and one six-hour spot stockout of H100s mid-week.
 """
@@ -55,6 +57,7 @@ def emit(t, name, run_for, p, count=1, gang=False):
 INFER = pod({"nvidia.com/gpu.shared": "1", "cpu": "2", "memory": "8Gi"},
             {"gpu-autoscaler.io/cuda-version": "12.4"})
 FINETUNE = pod({"nvidia.com/gpu": "8", "cpu": "96", "memory": "1000Gi"})
+EVAL = pod({"nvidia.com/gpu": "1", "cpu": "12", "memory": "120Gi"})
 ETL = pod({"cpu": "4", "memory": "16Gi"})
 MIG = {size: pod({f"nvidia.com/mig-{size}": "1", "cpu": "4", "memory": "32Gi"})
        for size in ("1g.10gb", "2g.20gb", "3g.40gb")}
@@ -62,18 +65,25 @@ MIG = {size: pod({f"nvidia.com/mig-{size}": "1", "cpu": "4", "memory": "32Gi"})
 for day in range(7):
     weekend = day >= 5
     base = day * DAY
-    # Inference: replicas live an hour; a quarter of them start every quarter hour.
-    for quarter in range(96):
-        t = base + quarter * 900
-        hour = t % DAY / 3600
+    # Inference: replicas live four hours; a quarter of them start every hour.
+    for hour in range(24):
+        t = base + hour * 3600
         load = 0.5 + 0.5 * math.sin((hour - 8) / 24 * 2 * math.pi)  # peak at 14:00
         replicas = 6 + 40 * load * (0.5 if weekend else 1.0)
         count = max(1, round(replicas / 4 + rng.uniform(-1, 1)))
-        emit(t, f"infer-d{day}-q{quarter}", 3600, INFER, count)
+        emit(t, f"infer-d{day}-h{hour}", 4 * 3600, INFER, count)
     # Fine-tuning: whole H100 nodes.
     for j in range(rng.randint(1, 3) if weekend else rng.randint(4, 7)):
         t = base + rng.uniform(0, DAY)
         emit(t, f"finetune-d{day}-{j}", rng.uniform(1, 8) * 3600, FINETUNE)
+    # Evaluations in working hours: a few minutes each, every few minutes on average.
+    if not weekend:
+        t = base + 8 * 3600
+        while True:
+            t += rng.expovariate(1 / (15 * 60))
+            if t > base + 20 * 3600:
+                break
+            emit(t, f"eval-d{day}-{int(t - base)}", rng.uniform(5, 20) * 60, EVAL)
     # Notebooks in working hours, on MIG slices.
     if not weekend:
         for n in range(rng.randint(25, 40)):
@@ -86,9 +96,12 @@ for day in range(7):
     for hour in range(24):
         emit(base + hour * 3600 + 300, f"etl-d{day}-h{hour}", 20 * 60, ETL, count=6)
 
-# Two training runs of four whole nodes each, started together.
+# Two training runs of four whole nodes each, started together, kept off spot capacity: a
+# reclaimed member would restart all four.
+PRETRAIN = json.loads(json.dumps(FINETUNE))
+PRETRAIN["spec"]["nodeSelector"] = {"eks.amazonaws.com/capacityType": "ON_DEMAND"}
 for i, t in enumerate([1 * DAY + 20 * 3600, 4 * DAY + 2 * 3600]):
-    emit(t, f"pretrain-{i}", 12 * 3600, FINETUNE, count=4, gang=True)
+    emit(t, f"pretrain-{i}", 12 * 3600, PRETRAIN, count=4, gang=True)
 
 lines.append((3 * DAY + 10 * 3600,
               json.dumps({"at": at(3 * DAY + 10 * 3600), "stockout": "h100-spot", "for": "6h"},
