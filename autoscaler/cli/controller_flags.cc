@@ -1,5 +1,7 @@
 #include "autoscaler/cli/controller_flags.h"
 
+#include <algorithm>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -17,6 +19,7 @@ struct RawFlags {
   std::string lock = "leases";
   int64_t max_nodes_total = 0, max_nodes_per_scaleup = 1000, ok_unready = 3, verbosity = 0;
   int64_t burst = 10, expendable_cutoff = -10, max_scale_down_parallelism = 10;
+  int64_t non_empty_candidates = 30;
   int64_t max_drain_parallelism = 1, max_graceful_termination_sec = 600;
   double qps = 5, max_unready_percentage = 45;
   double utilization_threshold = 0.5, gpu_utilization_threshold = 0.5;
@@ -169,6 +172,9 @@ void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   f.AddBool("ignore-daemonsets-utilization", &r.ignore_daemonsets_utilization,
             "leave DaemonSet pods out of a node's utilization");
   f.AddInt("max-scale-down-parallelism", &r.max_scale_down_parallelism, "nodes removed at once");
+  f.AddInt("scale-down-non-empty-candidates-count", &r.non_empty_candidates,
+           "nodes with pods to move whose drain is simulated each loop (already unneeded "
+           "first, then those judged longest ago); 0 or less: every one");
   f.AddInt("max-drain-parallelism", &r.max_drain_parallelism, "non-empty nodes drained at once");
   f.AddInt("max-graceful-termination-sec", &r.max_graceful_termination_sec,
            "longest grace period given to an evicted pod");
@@ -240,7 +246,6 @@ void AddCompatibilityFlags(FlagSet& f) {
       {"max-binpacking-time", "string", "the estimate's work has a fixed, deterministic budget"},
       {"max-nodegroup-binpacking-duration", "string",
        "the estimate's work has a fixed, deterministic budget"},
-      {"scale-down-non-empty-candidates-count", "string", "every node is evaluated each loop"},
       {"scale-down-candidates-pool-ratio", "string", "every node is evaluated each loop"},
       {"scale-down-candidates-pool-min-count", "string", "every node is evaluated each loop"},
       {"scale-down-simulation-timeout", "string", "every node is evaluated each loop"},
@@ -318,6 +323,8 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   o.group_defaults.scale_down_gpu_utilization_threshold = r.gpu_utilization_threshold;
   o.group_defaults.ignore_daemonsets_utilization = r.ignore_daemonsets_utilization;
   o.scale_down.max_scale_down_parallelism = static_cast<int>(r.max_scale_down_parallelism);
+  o.scale_down.non_empty_candidates =
+      static_cast<int>(std::clamp<int64_t>(r.non_empty_candidates, 0, 1'000'000));
   o.scale_down.max_drain_parallelism = static_cast<int>(r.max_drain_parallelism);
   o.scale_down.max_graceful_termination = absl::Seconds(r.max_graceful_termination_sec);
   c.kube_api_qps = r.qps;

@@ -100,8 +100,9 @@ LoopReport Controller::RunOnce(absl::Time now) {
           RunScaleUp(view, WithPreemptedPods(view, report, pending.eligible), report, now);
         });
       }
-      Timed(report, "scaleDown", [&] { RunScaleDown(view, report, now); });
-      CountIdleGpus(view, report);
+      std::vector<double> gpu_use;
+      Timed(report, "scaleDown", [&] { gpu_use = RunScaleDown(view, report, now); });
+      CountIdleGpus(view, gpu_use, report);
       absl::flat_hash_set<std::string> pending_uids;
       for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
       pod_events_.Keep(pending_uids);
@@ -176,7 +177,8 @@ std::vector<PodPtr> Controller::WithPreemptedPods(const ClusterView& view, const
   return pending;
 }
 
-void Controller::RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now) {
+std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport& report,
+                                             absl::Time now) {
   ClusterState& state = report.state;
   if (report.nodes_added() > 0) scale_down_clock_.last_scale_up = now;
   // After a restart the newest node says when the last scale-up came.
@@ -203,16 +205,25 @@ void Controller::RunScaleDown(const ClusterView& view, LoopReport& report, absl:
   scale_down_actuator_.Start(plan.removals, view, state, now, report.removals);
   if (!report.removals.deleted.empty()) scale_down_clock_.last_delete = now;
   if (report.removals.rolled_back > 0) scale_down_clock_.last_failure = now;
+  std::vector<double> gpu_use(state.nodes.size(), -1);
+  for (const NodeJudgement& j : plan.judged) {
+    if (j.utilization_known) gpu_use[j.node] = j.utilization.gpu;
+  }
+  return gpu_use;
 }
 
-void Controller::CountIdleGpus(const ClusterView& view, LoopReport& report) const {
-  for (const NodeStatus& s : report.state.nodes) {
+void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double>& known_gpu_use,
+                               LoopReport& report) const {
+  for (size_t i = 0; i < report.state.nodes.size(); ++i) {
+    const NodeStatus& s = report.state.nodes[i];
     if (s.group < 0) continue;
     const ProviderGroup& g = *report.state.groups[s.group].provider;
     if (!g.gpus.has_value()) continue;
     double used = 0;
     if (s.condition == NodeCondition::kReady) {
-      used = UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization).gpu;
+      used = i < known_gpu_use.size() && known_gpu_use[i] >= 0
+                 ? known_gpu_use[i]
+                 : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization).gpu;
     }
     report.idle_gpus[g.id] += g.gpus->physical_count * (1 - used);
   }

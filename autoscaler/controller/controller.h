@@ -49,11 +49,14 @@ class Controller {
  private:
   void RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& pending, LoopReport& report,
                   absl::Time now);
-  void RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);
+  // Returns the GPU use of the nodes it judged (by node index; -1 where not judged).
+  std::vector<double> RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);
   // The pods of preempted nodes that must find a new home, added to the pending ones.
   std::vector<PodPtr> WithPreemptedPods(const ClusterView& view, const LoopReport& report,
                                         std::vector<PodPtr> pending) const;
-  void CountIdleGpus(const ClusterView& view, LoopReport& report) const;
+  // `known_gpu_use`: what scale-down found, so a node's use is worked out once a loop.
+  void CountIdleGpus(const ClusterView& view, const std::vector<double>& known_gpu_use,
+                     LoopReport& report) const;
   void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
   void ReportHealth(const ClusterState& state);

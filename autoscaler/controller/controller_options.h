@@ -69,11 +69,15 @@ struct ScaleDownOptions {
   // What the delay guards against, removing a node before the pods it came for land, is
   // guarded against directly: no removal starts while pending pods fit on existing or
   // upcoming nodes, and a new node's unneeded time starts only once it is ready.
-  absl::Duration delay_after_add = absl::ZeroDuration();         // --scale-down-delay-after-add
-  absl::Duration delay_after_delete = absl::ZeroDuration();      // --scale-down-delay-after-delete
-  absl::Duration delay_after_failure = absl::Minutes(3);         // --scale-down-delay-after-failure
-  int max_scale_down_parallelism = 10;                           // --max-scale-down-parallelism
-  int max_drain_parallelism = 1;                                 // --max-drain-parallelism
+  absl::Duration delay_after_add = absl::ZeroDuration();     // --scale-down-delay-after-add
+  absl::Duration delay_after_delete = absl::ZeroDuration();  // --scale-down-delay-after-delete
+  absl::Duration delay_after_failure = absl::Minutes(3);     // --scale-down-delay-after-failure
+  int max_scale_down_parallelism = 10;                       // --max-scale-down-parallelism
+  int max_drain_parallelism = 1;                             // --max-drain-parallelism
+  // How many nodes with pods to move a loop simulates draining (0: all), as
+  // cluster-autoscaler bounds the work: nodes already unneeded first, then those judged
+  // longest ago, so every node gets its turn.
+  int non_empty_candidates = 30;  // --scale-down-non-empty-candidates-count
   absl::Duration max_graceful_termination = absl::Seconds(600);  // --max-graceful-termination-sec
   absl::Duration max_pod_eviction_time = absl::Minutes(2);       // --max-pod-eviction-time
   // Ours: how long a preempted node's pods get before the node is deleted regardless (a

@@ -41,6 +41,7 @@ struct Judging {
   ClusterSnapshot snapshot;
   RemovalSimulator simulator;
   std::vector<int> budgets;
+  int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
 
   Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes)
       : view(v),
@@ -55,20 +56,6 @@ struct Judging {
     }
   }
 };
-
-// GPU pools first, dearest first: an idle GPU node is the most expensive thing there is.
-std::vector<int> JudgingOrder(const ClusterState& state) {
-  std::vector<int> order;
-  for (size_t i = 0; i < state.nodes.size(); ++i) {
-    if (state.nodes[i].group >= 0) order.push_back(static_cast<int>(i));
-  }
-  const auto key = [&](int i) {
-    const ProviderGroup& g = *state.groups[state.nodes[i].group].provider;
-    return std::make_tuple(!g.gpus.has_value(), -g.price_per_hour, state.nodes[i].node->node.name);
-  };
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return key(a) < key(b); });
-  return order;
-}
 
 NodeJudgement Judge(int i, Judging& j) {
   const NodeStatus& s = j.state.nodes[i];
@@ -91,6 +78,7 @@ NodeJudgement Judge(int i, Judging& j) {
   const bool unready = s.condition == NodeCondition::kUnready;
   if (!unready) {
     out.utilization = UtilizationOf(s, g, j.view, g.options.ignore_daemonsets_utilization);
+    out.utilization_known = true;
     const double threshold = out.utilization.gpu_node
                                  ? g.options.scale_down_gpu_utilization_threshold
                                  : g.options.scale_down_utilization_threshold;
@@ -119,6 +107,13 @@ NodeJudgement Judge(int i, Judging& j) {
       if (--left[b] < 0)
         return no("NotEnoughPdb", "its pods need more disruptions than a budget allows");
     }
+  }
+  if (!moving.empty()) {
+    if (j.drains_left == 0) {
+      out.deferred = true;
+      return out;
+    }
+    if (j.drains_left > 0) --j.drains_left;
   }
   const int at = j.snapshot_index[i];
   std::string why;
@@ -207,9 +202,46 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
   return "";
 }
 
+std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl::Time now) const {
+  std::vector<int> order;
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    if (state.nodes[i].group >= 0) order.push_back(static_cast<int>(i));
+  }
+  // Worked out once per node, not per comparison.
+  struct Key {
+    bool not_due;
+    absl::Time drain_judged_at;
+    bool unmarked;
+    bool no_gpus;
+    double minus_price;
+    const std::string* name;
+    bool operator<(const Key& o) const {
+      return std::tie(not_due, drain_judged_at, unmarked, no_gpus, minus_price, *name) <
+             std::tie(o.not_due, o.drain_judged_at, o.unmarked, o.no_gpus, o.minus_price, *o.name);
+    }
+  };
+  std::vector<Key> keys(state.nodes.size());
+  for (int i : order) {
+    const Node& node = state.nodes[i].node->node;
+    const ProviderGroup& g = *state.groups[state.nodes[i].group].provider;
+    const std::optional<absl::Time> marked = TaintTime(node, kDeletionCandidateTaint);
+    const bool due = marked.has_value() && *marked + UnneededWait(state.nodes[i], state) <= now;
+    auto judged = drain_judged_at_.find(node.name);
+    keys[i] = Key{!due,
+                  judged == drain_judged_at_.end() ? absl::InfinitePast() : judged->second,
+                  !marked.has_value(),
+                  !g.gpus.has_value(),
+                  -g.price_per_hour,
+                  &node.name};
+  }
+  const auto less = [&](int a, int b) { return keys[a] < keys[b]; };
+  std::sort(order.begin(), order.end(), less);
+  return order;
+}
+
 ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
                                      const ScaleDownClock& clock, int pods_for_existing_nodes,
-                                     absl::Time now) const {
+                                     absl::Time now) {
   ScaleDownPlan plan;
   plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
@@ -226,11 +258,27 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
   Judging j(view, state, rules, TargetNodes(view, state));
+  if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
-  for (int i : JudgingOrder(state)) {
+  std::vector<bool> deferred(state.nodes.size(), false);
+  absl::flat_hash_map<std::string, absl::Time> drain_judged_at;
+  for (int i : JudgingOrder(state, now)) {
     const NodeCondition c = state.nodes[i].condition;
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
+    const std::string& name = state.nodes[i].node->node.name;
+    const int drains_before = j.drains_left;
     NodeJudgement judged = Judge(i, j);
+    if (judged.deferred || j.drains_left == drains_before) {  // keeps when it was last judged
+      if (auto it = drain_judged_at_.find(name); it != drain_judged_at_.end()) {
+        drain_judged_at.insert(*it);
+      }
+    } else {
+      drain_judged_at[name] = now;
+    }
+    if (judged.deferred) {
+      deferred[i] = true;
+      continue;
+    }
     unneeded[i] = judged.unneeded;
     if (judged.unneeded) {
       const absl::Time due = judged.unneeded_since + UnneededWait(state.nodes[i], state);
@@ -241,11 +289,13 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     plan.judged.push_back(std::move(judged));
   }
   for (size_t i = 0; i < state.nodes.size(); ++i) {
-    if (!unneeded[i] && HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint) &&
+    if (!unneeded[i] && !deferred[i] &&
+        HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint) &&
         state.nodes[i].condition != NodeCondition::kBeingDeleted) {
       plan.unmark.push_back(static_cast<int>(i));
     }
   }
+  drain_judged_at_ = std::move(drain_judged_at);  // nodes gone are forgotten
   if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, plan);
   return plan;
 }

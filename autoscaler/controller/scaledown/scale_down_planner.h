@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
@@ -40,7 +41,11 @@ struct NodeJudgement {
   std::string reason;
   std::string detail;
   NodeUtilization utilization;
-  std::vector<PodPtr> to_evict;  // the pods that move
+  bool utilization_known = false;  // worked out (not for unready nodes, nor ones cut short)
+  std::vector<PodPtr> to_evict;    // the pods that move
+  // Its pods would move, but this loop's drain simulations were spent on other nodes
+  // (--scale-down-non-empty-candidates-count): judged again in a later loop, its mark kept.
+  bool deferred = false;
 };
 
 struct NodeRemoval {
@@ -82,8 +87,7 @@ class ScaleDownPlanner {
   // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
   // scheduler has yet to bind them); while there are any, no removal starts.
   ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
-                     const ScaleDownClock& clock, int pods_for_existing_nodes,
-                     absl::Time now) const;
+                     const ScaleDownClock& clock, int pods_for_existing_nodes, absl::Time now);
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,
@@ -92,8 +96,15 @@ class ScaleDownPlanner {
   void ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
                       ScaleDownPlan& plan) const;
 
+  // The order nodes are judged in, which is also who gets a bounded loop's drain
+  // simulations: nodes due for removal first, then those judged longest ago (so every node
+  // gets its turn), nodes already unneeded before others, GPU pools first, dearest first.
+  std::vector<int> JudgingOrder(const ClusterState& state, absl::Time now) const;
+
   const ScaleDownOptions& options_;
   const ClusterLimits& limits_;
+  // When each node last had its drain simulated, so a bounded loop gets round to all.
+  absl::flat_hash_map<std::string, absl::Time> drain_judged_at_;
 };
 
 }  // namespace gpua

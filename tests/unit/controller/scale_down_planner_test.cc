@@ -175,3 +175,33 @@ TEST_CASE("scale-down off takes the marks of an earlier run off", "[controller][
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("a loop simulates at most the non-empty candidates count of drains, and all get a turn",
+          "[controller][scale-down]") {
+  Fixture f(4);
+  for (int i = 0; i < 4; ++i)
+    f.AddPod(absl::StrCat("h100-", i), testing::Res({{"nvidia.com/gpu", "1"}}));
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[2]), absl::Minutes(1));
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[3]), absl::Minutes(1));
+  f.options.non_empty_candidates = 1;
+  ClusterStateBuilder builder(f.state_options);
+  f.state = builder.Build(f.view, f.provider, f.backoff, kNow);
+  ScaleDownPlanner planner(f.options, f.limits);
+  std::vector<std::string> order;
+  for (int loop = 0; loop < 4; ++loop) {
+    const ScaleDownPlan plan =
+        planner.Plan(f.view, f.state, ScaleDownClock{}, 0, kNow + absl::Seconds(10 * loop));
+    REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
+    order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
+    CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark
+  }
+  // Nodes already unneeded first, then those judged longest ago: each once in four loops.
+  // (Neither marked node is due yet: due ones would come first.)
+  CHECK(order == std::vector<std::string>{"h100-2", "h100-3", "h100-0", "h100-1"});
+}
+
+}  // namespace
+}  // namespace gpua
