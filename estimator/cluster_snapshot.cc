@@ -31,11 +31,11 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
     sim.props = std::move(props);
     sim.allocatable = catalog_.ToVector(n.allocatable);
     sim.free = sim.allocatable;
-    for (const PodSpec& pod : n.pods) {
-      SubtractFrom(sim.free, PodRequest(pod));
-      sim.ports.insert(sim.ports.end(), pod.host_ports.begin(), pod.host_ports.end());
-      sim.pods.push_back(&pod);
-      NotePlaced(nodes_.size(), &pod);
+    for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
+      SubtractFrom(sim.free, PodRequest(*pod));
+      sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+      sim.pods.push_back(pod.get());
+      NotePlaced(nodes_.size(), pod.get());
     }
     nodes_.push_back(std::move(sim));
   }

@@ -3,6 +3,7 @@
 #ifndef GPUA_ESTIMATOR_NODE_H_
 #define GPUA_ESTIMATOR_NODE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ struct Node {
   // scale-up already under way is not repeated.
   bool upcoming = false;
   std::string group_id;  // the node group it belongs to, if any
-  std::vector<PodSpec> pods;
+  // Shared, not copied: a cluster's pods are read into every loop's snapshots, and the
+  // pointers may alias the pod objects the informers hold.
+  std::vector<std::shared_ptr<const PodSpec>> pods;
 };
 
 // Node group as the estimator needs it: sizes, price and what its nodes look like.

@@ -26,16 +26,18 @@ Labels Overlay(const Labels& base, const Labels& over) {
 }
 
 // Pods that take room on a node: bound and not finished.
-std::vector<PodSpec> PodsOn(const ClusterView& view, const std::string& node) {
-  std::vector<PodSpec> out;
+// Each shares its pod object's ownership: nothing is copied.
+std::vector<std::shared_ptr<const PodSpec>> PodsOn(const ClusterView& view,
+                                                   const std::string& node) {
+  std::vector<std::shared_ptr<const PodSpec>> out;
   for (const PodPtr& p : view.PodsOn(node)) {
-    if (p->phase != "Succeeded" && p->phase != "Failed") out.push_back(p->spec);
+    if (p->phase != "Succeeded" && p->phase != "Failed") out.emplace_back(p, &p->spec);
   }
   return out;
 }
 
-Node FromNode(const NodeObject& n, std::vector<PodSpec> pods, const std::string& group,
-              const std::vector<std::string>& ignored) {
+Node FromNode(const NodeObject& n, std::vector<std::shared_ptr<const PodSpec>> pods,
+              const std::string& group, const std::vector<std::string>& ignored) {
   Node out = n.node;
   out.annotations = n.annotations;
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
@@ -66,7 +68,8 @@ ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventor
 
 // A node still starting, as it will be once its GPUs are advertised: the template's GPUs in
 // place of whatever its allocatable shows now, the template's labels under its own.
-Node StartingNode(const NodeStatus& s, const ProviderGroup& g, std::vector<PodSpec> pods,
+Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
+                  std::vector<std::shared_ptr<const PodSpec>> pods,
                   const std::vector<std::string>& ignored) {
   const NodeObject& n = *s.node;
   Node out = FromNode(n, std::move(pods), g.id, ignored);
@@ -104,7 +107,7 @@ Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
       g.gpus.has_value() ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
   out.upcoming = true;
   out.group_id = group;
-  out.pods = t.daemonset_pods;
+  for (const PodSpec& ds : t.daemonset_pods) out.pods.push_back(std::make_shared<PodSpec>(ds));
   return out;
 }
 

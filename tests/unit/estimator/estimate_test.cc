@@ -142,7 +142,7 @@ TEST_CASE("an existing pod's anti-affinity keeps new pods off its node", "[estim
   guard.node_name = "n1";
   guard.anti_affinity.push_back(
       {LabelSelector{{{"app", SelectorOp::kIn, {"web"}}}}, {}, false, "kubernetes.io/hostname"});
-  n.pods.push_back(guard);
+  n.pods.push_back(std::make_shared<PodSpec>(guard));
   auto pods = Replicas("web", 1, Res({{"cpu", "100m"}}));
   pods[0].labels = {{"app", "web"}};
   ScaleUpPlan plan = Plan(pods, {Group("g", Res({{"cpu", "8"}, {"pods", "110"}}))}, {n});

@@ -87,7 +87,7 @@ TEST_CASE("minMember counts running members, pods beyond it are not held back", 
   Node busy;
   busy.name = "running";
   busy.allocatable = Res({{"cpu", "96"}, {"nvidia.com/gpu", "32"}, {"pods", "110"}});
-  for (PodSpec& p : Gang("train", 4, 8)) busy.pods.push_back(p);
+  for (PodSpec& p : Gang("train", 4, 8)) busy.pods.push_back(std::make_shared<PodSpec>(p));
   busy.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
   busy.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(32));
   plan = testing::Plan(Gang("train", 4, 8), {Zone("h100-a", "a", 4)}, {busy});

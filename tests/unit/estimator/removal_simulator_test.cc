@@ -15,7 +15,7 @@ Node CpuNode(const std::string& name, const std::string& used_cpu) {
   Node n;
   n.name = name;
   n.allocatable = Res({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}});
-  n.pods.push_back(Pod(name + "-app", Res({{"cpu", used_cpu}}), "app"));
+  n.pods.push_back(std::make_shared<PodSpec>(Pod(name + "-app", Res({{"cpu", used_cpu}}), "app")));
   return n;
 }
 
@@ -28,13 +28,13 @@ Node GpuNode(const std::string& name, const std::string& free_gpus_used) {
   n.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
   PodSpec train = Pod(name + "-train", Res({{"nvidia.com/gpu", free_gpus_used}}), "train");
   train.tolerations = {testing::TolerateGpu()};
-  n.pods.push_back(train);
+  n.pods.push_back(std::make_shared<PodSpec>(train));
   return n;
 }
 
 std::vector<const PodSpec*> PodsOf(const Node& n) {
   std::vector<const PodSpec*> out;
-  for (const PodSpec& p : n.pods) out.push_back(&p);
+  for (const auto& p : n.pods) out.push_back(p.get());
   return out;
 }
 
@@ -65,7 +65,7 @@ TEST_CASE("a node that took pods from a removed node moves them on if it goes to
 
 TEST_CASE("a removal that fails leaves the room as it was", "[removal]") {
   Node big = CpuNode("big", "1");
-  big.pods.push_back(Pod("huge", Res({{"cpu", "3500m"}}), "app"));
+  big.pods.push_back(std::make_shared<PodSpec>(Pod("huge", Res({{"cpu", "3500m"}}), "app")));
   const std::vector<Node> nodes = {big, CpuNode("b", "1"), CpuNode("c", "3")};
   ClusterSnapshot snapshot(nodes);
   RemovalSimulator sim(snapshot);
