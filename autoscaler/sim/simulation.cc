@@ -144,6 +144,8 @@ class Run {
   size_t next_arrival_ = 0;
   size_t next_stockout_ = 0;
   absl::Time next_sample_ = kStart;
+  // When the cloud's machines next change by themselves; the past: look now.
+  absl::Time cloud_next_ = absl::InfinitePast();
   absl::Time horizon_;
   int64_t loops_ = 0;
   std::map<std::string, int> scale_ups_, scale_downs_;
@@ -151,8 +153,8 @@ class Run {
 };
 
 absl::Time Run::NextEvent() {
-  absl::Time next = std::min(
-      {horizon_, next_sample_, schedule_.Next(), cluster_.NextPodEvent(), cloud_.NextChange()});
+  absl::Time next =
+      std::min({horizon_, next_sample_, schedule_.Next(), cluster_.NextPodEvent(), cloud_next_});
   if (next_arrival_ < trace_.arrivals.size()) {
     next = std::min(next, kStart + trace_.arrivals[next_arrival_].at);
   }
@@ -166,6 +168,7 @@ bool Run::ApplyDue() {
   for (; next_stockout_ < stockouts_.size() && stockouts_[next_stockout_].at <= now;
        ++next_stockout_) {
     cloud_.SetStockout(stockouts_[next_stockout_].group, stockouts_[next_stockout_].out);
+    cloud_next_ = absl::InfinitePast();
   }
   for (;
        next_arrival_ < trace_.arrivals.size() && kStart + trace_.arrivals[next_arrival_].at <= now;
@@ -174,7 +177,12 @@ bool Run::ApplyDue() {
     changed = true;
   }
   changed = cluster_.EndDuePods() || changed;
-  changed = cluster_.SyncNodes(cloud_.Machines()) || changed;
+  // The machines change only at the cloud's next change or when the controller acted: the
+  // cluster's nodes follow then, not at every pod's arrival.
+  if (now >= cloud_next_) {
+    changed = cluster_.SyncNodes(cloud_.Machines()) || changed;
+    cloud_next_ = cloud_.NextChange();
+  }
   return changed;
 }
 
@@ -183,6 +191,7 @@ void Run::RunLoop() {
   schedule_.LoopStarted(now);
   const LoopReport report = controller_.RunOnce(now);
   ++loops_;
+  cloud_next_ = absl::InfinitePast();  // it may have asked for or deleted machines
   schedule_.WakeAt(report.next_pod_eligible);
   schedule_.WakeAt(report.next_removal_due);
   for (const ScaleUpOutcome& o : report.scale_ups) {

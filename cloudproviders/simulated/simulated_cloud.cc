@@ -68,6 +68,7 @@ uint32_t Fnv1a(absl::string_view text) {
 struct SimulatedCloud::State {
   absl::Mutex mu;
   uint64_t seed = 0;
+  absl::Time quiet_until ABSL_GUARDED_BY(mu) = absl::InfinitePast();
   std::vector<GroupState> groups ABSL_GUARDED_BY(mu);
   absl::Status fail_with ABSL_GUARDED_BY(mu);
   int fail_count ABSL_GUARDED_BY(mu) = 0;
@@ -103,10 +104,43 @@ struct SimulatedCloud::State {
       }
       g.instances.push_back(std::move(inst));
     }
+    Touch();
   }
 
-  // Moves every instance on to what it is at `now`, in order of the events.
+  // The next time after `now` an instance changes by itself: it starts running, gets its
+  // reclaim notice, is reclaimed or is gone.
+  absl::Time NextDue(absl::Time now) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    absl::Time next = absl::InfiniteFuture();
+    const auto consider = [&](absl::Time t) {
+      if (t > now) next = std::min(next, t);
+    };
+    for (const GroupState& g : groups) {
+      for (const SimInstance& i : g.instances) {
+        if (i.state == InstanceState::kCreating && !i.error) consider(i.running_at);
+        if (i.state == InstanceState::kRunning) consider(i.gpu_ready_at);
+        if (i.reclaim_at && i.state != InstanceState::kCreating) {
+          consider(*i.reclaim_at - spot_notice);
+          consider(*i.reclaim_at);
+        }
+        if (i.state == InstanceState::kDeleting) consider(i.gone_at);
+      }
+    }
+    return next;
+  }
+
+  // After a change made from outside (instances launched, deleted, interrupted): Advance
+  // looks again even if the clock has not moved.
+  void Touch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { quiet_until = absl::InfinitePast(); }
+
+  // Moves every instance on to what it is at `now`, in order of the events. Every call to
+  // the cloud starts here, many a loop: until the next due time nothing can change.
   void Advance(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (now < quiet_until) return;
+    AdvanceAll(now);
+    quiet_until = NextDue(now);
+  }
+
+  void AdvanceAll(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (GroupState& g : groups) {
       const bool spot = g.config.capacity_type == CapacityType::kSpot &&
                         g.config.simulation.spot_interruptions_per_hour > 0;
@@ -208,6 +242,7 @@ class SimulatedCloud::Group : public NodeGroup {
         i->state = InstanceState::kDeleting;
         i->gone_at = now + cloud_.options_.deletion_delay;
       }
+      cloud_.state_->Touch();
       return absl::OkStatus();
     });
   }
@@ -424,6 +459,7 @@ absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
             absl::StrCat("instance ", provider_id, " is not running"));
       }
       i.reclaim_at = now + options_.spot_notice;
+      state_->Touch();
       return absl::OkStatus();
     }
   }
@@ -473,22 +509,7 @@ absl::Time SimulatedCloud::NextChange() {
   absl::MutexLock lock(&state_->mu);
   const absl::Time now = clock_.Now();
   state_->Advance(now);
-  absl::Time next = absl::InfiniteFuture();
-  const auto consider = [&](absl::Time t) {
-    if (t > now) next = std::min(next, t);
-  };
-  for (const GroupState& g : state_->groups) {
-    for (const SimInstance& i : g.instances) {
-      if (i.state == InstanceState::kCreating && !i.error) consider(i.running_at);
-      if (i.state == InstanceState::kRunning) consider(i.gpu_ready_at);
-      if (i.reclaim_at && i.state != InstanceState::kCreating) {
-        consider(*i.reclaim_at - options_.spot_notice);
-        consider(*i.reclaim_at);
-      }
-      if (i.state == InstanceState::kDeleting) consider(i.gone_at);
-    }
-  }
-  return next;
+  return state_->quiet_until;  // what Advance found next due
 }
 
 }  // namespace gpua
