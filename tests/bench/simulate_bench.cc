@@ -101,11 +101,10 @@ void BM_SimulateWeek(benchmark::State& state) {
     state.counters["node_hours"] = r->total.node_hours;
     state.counters["scale_ups"] = r->total.scale_ups;
   }
-  state.counters["peak_rss_MiB"] = bench::PeakRssInOwnProcess("--peak-rss-of-week");
+  // The program's one benchmark, run once: its peak is the run's.
+  state.counters["peak_rss_MiB"] = bench::PeakRssMiB();
 }
 BENCHMARK(BM_SimulateWeek)->Unit(benchmark::kSecond)->Iterations(1);
-
-void WeekForPeakRss() { benchmark::DoNotOptimize(RunWeek()); }
 
 }  // namespace
 }  // namespace gpua
@@ -118,7 +117,6 @@ int main(int argc, char** argv) {
     std::ofstream(std::string(argv[2]) + "/bench.jsonl") << gpua::TraceText();
     return 0;
   }
-  if (gpua::bench::RanForPeakRss(argc, argv, "--peak-rss-of-week", gpua::WeekForPeakRss)) return 0;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

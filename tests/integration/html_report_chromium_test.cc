@@ -1,6 +1,7 @@
 // The HTML report as a person sees it: `simulate --report` opened in headless Chromium (the
 // Debian package), screenshotted and read back, with every setting's label on the page.
 #include <png.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -81,7 +82,7 @@ TEST_CASE("the report renders in Chromium: not blank, and every setting is on th
       "(scripts/install-deps.sh does)");
   REQUIRE_FALSE(chromium.empty());
 
-  const fs::path dir = fs::temp_directory_path() / "gpua-report-test";
+  const fs::path dir = fs::temp_directory_path() / ("gpua-report-test-" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "trace.jsonl") << Trace();

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,7 +13,7 @@ namespace {
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                           "/gpua-estimate-test-" + name;
+                           "/gpua-estimate-test-" + std::to_string(getpid()) + "-" + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -1,8 +1,11 @@
 // `gpu-autoscaler simulate` as a user runs it: files in, figures out, errors with exit codes.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
 
 #include "autoscaler/cli/app.h"
 #include "tests/support/run_command.h"
@@ -10,9 +13,10 @@
 namespace gpua {
 namespace {
 
+// CTest runs the cases as processes side by side: each writes files of its own.
 std::string TempPath(const std::string& name) {
   return std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-         "/gpua-simulate-test-" + name;
+         "/gpua-simulate-test-" + std::to_string(getpid()) + "-" + name;
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {

@@ -1,6 +1,8 @@
 // The workload trace: what a line says, and errors that name the line and the field.
 #include "autoscaler/sim/trace.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -74,7 +76,8 @@ TEST_CASE("a malformed line is an error that names its line and field", "[trace]
 }
 
 TEST_CASE("a pod template file is read relative to the trace, once for all lines", "[trace]") {
-  const auto dir = std::filesystem::temp_directory_path() / "gpua-trace-test";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("gpua-trace-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir / "pods");
   std::ofstream(dir / "pods" / "nb.yaml")
       << "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: nb\n    resources:\n"
