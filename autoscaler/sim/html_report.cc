@@ -21,7 +21,8 @@ std::string Label(const SettingResult& r) { return r.label.empty() ? "this run" 
 constexpr char kStyle[] = R"(<style>
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 980px; color: #222; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 32px; } h3 { font-size: 15px; }
-table { border-collapse: collapse; margin: 8px 0; } td, th { padding: 3px 9px; text-align: right; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 12.5px; }
+td, th { padding: 3px 6px; text-align: right; }
 th { border-bottom: 1px solid #999; } td:first-child, th:first-child { text-align: left; white-space: nowrap; }
 tr:nth-child(even) td { background: #f4f4f4; }
 svg { display: block; margin: 4px 0 12px; } .grid { stroke: #ddd; } .axis { stroke: #666; }
