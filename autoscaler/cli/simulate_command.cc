@@ -200,6 +200,18 @@ absl::Status CheckFlags(const SimulateFlags& f) {
   return absl::OkStatus();
 }
 
+// Says which groups' nodes come up at once: a node-group file written for `estimate` has no
+// simulation sections, and waits of zero would look like good news.
+void NoteInstantGroups(const std::vector<NodeGroupConfig>& groups, std::ostream& err) {
+  std::vector<std::string> ids;
+  for (const NodeGroupConfig& g : groups) {
+    if (g.simulation.provisioning_delay.p50 <= absl::ZeroDuration()) ids.push_back(g.spec.id);
+  }
+  if (ids.empty()) return;
+  err << kCommand << ": note: group(s) " << absl::StrJoin(ids, ", ")
+      << " have no simulation.provisioningDelay: their nodes come up at once\n";
+}
+
 // Says when a group's own option makes a swept flag change nothing for it.
 void NoteOverrides(const std::string& sweep_spec, const std::vector<NodeGroupConfig>& groups,
                    std::ostream& err) {
@@ -253,11 +265,18 @@ int RunSimulateCommand(const CommandArgs& args, const CommandIo& io) {
     base.controller = *std::move(controller);
   }
   if (absl::Status s = CheckFlags(base.sim); !s.ok()) return Fail(io, kExitUsage, s);
+  // A report that cannot be written is said before the runs, not after them.
+  if (!base.sim.report.empty() && !std::ofstream(base.sim.report, std::ios::app)) {
+    return Fail(
+        io, kExitUsage,
+        absl::InvalidArgumentError(absl::StrCat("--report: cannot write ", base.sim.report)));
+  }
   absl::StatusOr<Input> in = LoadInput(base.sim);
   if (!in.ok()) return Fail(io, kExitFailure, in.status());
   absl::StatusOr<std::vector<sim::Setting>> settings = Settings(args, base, in->sweep, in->groups);
   if (!settings.ok()) return Fail(io, kExitUsage, settings.status());
   NoteOverrides(in->sweep, in->groups, io.err);
+  NoteInstantGroups(in->groups, io.err);
   if (base.sim.verbosity > 0) EchoLogs(*settings, io.err);
   const int threads = base.sim.parallelism > 0
                           ? static_cast<int>(base.sim.parallelism)

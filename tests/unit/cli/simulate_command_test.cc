@@ -152,6 +152,12 @@ TEST_CASE("simulate's input and flag errors name the line, the flag or the optio
                Catch::Contains("--report cannot be swept"));
     CHECK(Simulate(With(Files(), {"--sweep", "group/gpu/scaleDownUnneededTime=1m"})).code == 2);
   }
+  SECTION("a report where no file can be written, said before anything runs") {
+    const Ran r = Simulate(With(Files(), {"--report", "/nonexistent-dir/report.html"}));
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--report: cannot write /nonexistent-dir/report.html"));
+    CHECK(r.out.empty());
+  }
   SECTION("a controller flag's bad value, and an unknown one") {
     const Ran bad = Simulate(With(Files(), {"--scale-down-unneeded-time=soon"}));
     CHECK(bad.code == 2);
@@ -174,6 +180,15 @@ TEST_CASE("simulate with no files runs the bundled example week, with its sweep"
     CHECK(run["groups"].size() == 5);
     CHECK(run["scale_ups"].get<int>() > 0);
   }
+}
+
+TEST_CASE("simulate says which groups have no provisioning delay to simulate", "[simulate]") {
+  std::string groups = kGroups;
+  groups = groups.substr(0, groups.find("  simulation:"));
+  const Ran r = Simulate({"--trace", WriteTemp("trace.jsonl", kTrace), "--node-groups",
+                          WriteTemp("instant.yaml", groups)});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("group(s) l4 have no simulation.provisioningDelay"));
 }
 
 TEST_CASE("simulate --help lists its own flags and the controller's", "[simulate]") {
