@@ -75,7 +75,7 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   }
   node.props = std::move(props);
   node.object = std::make_shared<const NodeObject>(std::move(object));
-  ++node.version;
+  node.admits.clear();
 }
 
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {

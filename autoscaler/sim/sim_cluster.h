@@ -40,7 +40,9 @@ struct SimNode {
   std::set<std::string> pods;
   bool gpus_ready = false;
   bool noticed = false;
-  uint64_t version = 0;  // raised whenever labels, taints or allocatable change
+  // The scheduler's verdicts on this node as it is now, by pod shape: 1 admits, 0 not, -1
+  // not yet asked. Cleared whenever its labels, taints or allocatable change.
+  mutable std::vector<int8_t> admits;
 };
 
 struct SimPod {

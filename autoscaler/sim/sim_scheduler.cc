@@ -27,12 +27,14 @@ bool PrefersNotTo(const SimNode& node, const SimPod& pod) {
 }  // namespace
 
 bool SimScheduler::Admits(const std::string& name, const SimNode& node, const SimPod& pod) {
-  auto& cached = admits_[{pod.arrival->shape_id, name}];
-  if (cached.first == node.version && cached.first != 0) return cached.second;
+  const size_t shape = static_cast<size_t>(pod.arrival->shape_id);
+  if (node.admits.size() <= shape) node.admits.resize(shape + 1, -1);
+  int8_t& verdict = node.admits[shape];
+  if (verdict >= 0) return verdict == 1;
   const PodSpec& spec = pod.object->spec;
   bool ok = !CheckNodeStatic(spec, *node.props, name).has_value();
   if (ok && node.props->gpu != nullptr) ok = !CheckGpuFit(spec, *node.props->gpu, policy_);
-  cached = {node.version, ok};
+  verdict = ok ? 1 : 0;
   return ok;
 }
 

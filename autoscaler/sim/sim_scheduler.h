@@ -34,8 +34,8 @@ class SimScheduler {
 
   // The best node for the pod, or empty.
   std::string FindNode(const SimCluster& cluster, const SimPod& pod, const Claims& claims);
-  // Whether the node's labels, taints, cordon and GPUs admit the pod (cached by the node's
-  // version).
+  // Whether the node's labels, taints, cordon and GPUs admit the pod (remembered on the node
+  // until it changes).
   bool Admits(const std::string& name, const SimNode& node, const SimPod& pod);
   int ScheduleGang(SimCluster& cluster, const std::string& gang,
                    const std::vector<std::string>& members);
@@ -43,8 +43,6 @@ class SimScheduler {
 
   const Scoring scoring_;
   const GpuPolicy policy_;
-  // (shape, node) -> (the node's version, admitted)
-  std::map<std::pair<int, std::string>, std::pair<uint64_t, bool>> admits_;
 };
 
 }  // namespace gpua::sim
