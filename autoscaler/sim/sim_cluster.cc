@@ -365,8 +365,10 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
       accounts_.gpu_time_used[group] += pod.gpus * (clock_.Now() - pod.bound);
     }
   }
-  auto& job = jobs_[JobKey(pod.object->spec)];
-  --job.second;
+  // A Job with no pod left is gone (a lost pod's Job makes it again at once): the view
+  // lists the Jobs there are, not every one the trace ever had.
+  auto job = jobs_.find(JobKey(pod.object->spec));
+  if (job != jobs_.end() && --job->second.second <= 0) jobs_.erase(job);
   return pod;
 }
 
