@@ -88,6 +88,9 @@ void AddClusterFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   f.AddStringList("node-group-auto-discovery", &r.auto_discovery,
                   "refused: the externalgrpc plugin and the node-group file list the groups");
   f.AddString("address", &c.address, "where /metrics and /health-check are served");
+  f.AddBool("dry-run", &c.dry_run,
+            "ours: decide and report (log, metrics, the status ConfigMap) but change no node, "
+            "pod or Event; with --cloud-provider=simulated nothing anywhere changes");
   f.AddDouble("kube-api-qps", &r.qps, "requests per second to the API server");
   f.AddInt("kube-api-burst", &r.burst, "requests allowed at once");
   f.AddDouble("kube-client-qps", &r.qps, "cluster-autoscaler's name for --kube-api-qps");

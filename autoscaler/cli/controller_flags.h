@@ -23,6 +23,8 @@ struct ControllerConfig {
   std::string kubeconfig;
   std::string address = ":8085";  // metrics and health check
   bool leader_elect = true;
+  // Ours: decide and report, but change no node, pod or Event (DryRunKubeWriter).
+  bool dry_run = false;
   kube::LeaderElectionConfig leader_election;
   double kube_api_qps = 5;
   int kube_api_burst = 10;

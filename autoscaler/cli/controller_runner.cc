@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/http_endpoints.h"
 #include "autoscaler/controller/controller.h"
+#include "autoscaler/controller/dry_run_kube_writer.h"
 #include "autoscaler/controller/loop_schedule.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/kube/api_kube_writer.h"
@@ -176,7 +177,10 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
 
   Wakeups wakeups(c.controller.scan_interval);
   kube::ClusterWatch watch(**client, io.clock, WatchOptions(c, io.clock, log, wakeups));
-  kube::ApiKubeWriter writer(**client, io.clock, "gpu-autoscaler", log);
+  kube::ApiKubeWriter api_writer(**client, io.clock, "gpu-autoscaler", log);
+  DryRunKubeWriter dry_run_writer(api_writer, log);
+  KubeWriter& writer = c.dry_run ? static_cast<KubeWriter&>(dry_run_writer) : api_writer;
+  if (c.dry_run) log.Info("Dry run: no node, pod or Event will be changed");
   MetricsRegistry registry;
   AutoscalerMetrics metrics(registry);
   Controller controller(watch, **provider, writer, io.clock, log, &metrics, c.controller);

@@ -44,6 +44,14 @@ TEST_CASE("with no flags, cluster-autoscaler's defaults, all but the delay after
   CHECK(c->leader_elect);
   CHECK(c->leader_election.lease_name == "cluster-autoscaler");
   CHECK(c->leader_election.namespace_name == "kube-system");
+  CHECK_FALSE(c->dry_run);
+}
+
+TEST_CASE("--dry-run is ours, off unless asked for", "[cli][controller-flags]") {
+  auto c = Parse({"--cloud-provider=simulated", "--dry-run"});
+  REQUIRE(c.ok());
+  CHECK(c->dry_run);
+  CHECK(c->notes.empty());
 }
 
 TEST_CASE("a cluster-autoscaler Deployment's arguments carry over", "[cli][controller-flags]") {
