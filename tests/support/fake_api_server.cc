@@ -321,15 +321,18 @@ bool FakeApiServer::Selected(const nlohmann::json& o, const std::string& ns,
 std::optional<FakeApiServer::Target> FakeApiServer::Parse(const std::string& path) {
   std::vector<std::string> parts = absl::StrSplit(path, '/', absl::SkipEmpty());
   size_t at = 0;
+  std::string group;
   if (parts.size() >= 2 && parts[0] == "api" && parts[1] == "v1") {
     at = 2;
   } else if (parts.size() >= 3 && parts[0] == "apis") {
     at = 3;
+    group = parts[1];
   } else {
     return std::nullopt;
   }
   std::vector<std::string> rest(parts.begin() + static_cast<long>(at), parts.end());
   Target t;
+  t.api_group = group;
   if (rest.size() >= 3 && rest[0] == "namespaces") {
     t.ns = rest[1];
     rest.erase(rest.begin(), rest.begin() + 2);
@@ -360,8 +363,47 @@ bool FakeApiServer::Injected(httplib::Response& res) {
   return true;
 }
 
+// The verbs of Kubernetes authorization: GET is get, list or watch; POST create; PUT update;
+// PATCH patch; DELETE delete, or deletecollection without a name.
+void FakeApiServer::RecordAccess(const std::string& method, const httplib::Request& req,
+                                 const std::optional<Target>& t) {
+  Access a;
+  if (t.has_value()) {
+    a = {"", t->api_group, t->resource, t->ns, t->name};
+    if (!t->subresource.empty()) absl::StrAppend(&a.resource, "/", t->subresource);
+  } else {
+    a.resource = req.path;  // not a resource path: recorded as is, so a test sees it
+  }
+  const std::string watch = req.get_param_value("watch");
+  const bool named = !a.name.empty();
+  if (method == "GET") {
+    a.verb = named ? "get" : (watch == "1" || watch == "true") ? "watch" : "list";
+  } else if (method == "POST") {
+    a.verb = "create";
+  } else if (method == "PUT") {
+    a.verb = "update";
+  } else if (method == "PATCH") {
+    a.verb = "patch";
+  } else {
+    a.verb = named ? "delete" : "deletecollection";
+  }
+  if (!named) {
+    for (absl::string_view term : absl::StrSplit(req.get_param_value("fieldSelector"), ',')) {
+      if (absl::ConsumePrefix(&term, "metadata.name=")) a.name = std::string(term);
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  accesses_.push_back(std::move(a));
+}
+
+std::vector<FakeApiServer::Access> FakeApiServer::accesses() const {
+  absl::MutexLock lock(&mu_);
+  return accesses_;
+}
+
 void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& res) {
   std::optional<Target> t = Parse(req.path);
+  RecordAccess("GET", req, t);
   if (Injected(res)) return;
   if (!t.has_value()) {
     res.status = 404;
@@ -391,6 +433,7 @@ void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& re
 void FakeApiServer::HandleWrite(const std::string& method, const httplib::Request& req,
                                 httplib::Response& res) {
   std::optional<Target> t = Parse(req.path);
+  RecordAccess(method, req, t);
   if (Injected(res)) return;
   const auto answer = [&](int status, const nlohmann::json& body) {
     res.status = status;

@@ -94,6 +94,15 @@ class FakeApiServer {
   void SetBookmarkInterval(std::chrono::milliseconds interval);
   int requests() const;
 
+  // A request as RBAC sees it (the verb, API group, resource[/subresource], namespace and
+  // name of the authorization docs' "request attributes"): list and watch narrowed by a
+  // metadata.name field selector carry that name, as the API server authorizes them.
+  struct Access {
+    std::string verb, api_group, resource, ns, name;
+  };
+  // Every request the server has answered, in order.
+  std::vector<Access> accesses() const;
+
  private:
   struct Event {
     int64_t rv;
@@ -103,8 +112,10 @@ class FakeApiServer {
   };
 
   struct Target {
-    std::string ns, resource, name, subresource;
+    std::string api_group, ns, resource, name, subresource;
   };
+  void RecordAccess(const std::string& method, const httplib::Request& req,
+                    const std::optional<Target>& t);
   static std::optional<Target> Parse(const std::string& path);
   // Counts the request and answers an injected failure; true when it did.
   bool Injected(httplib::Response& res);
@@ -136,6 +147,7 @@ class FakeApiServer {
   int stall_count_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Duration stall_ ABSL_GUARDED_BY(mu_);
   int requests_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<Access> accesses_ ABSL_GUARDED_BY(mu_);
   std::chrono::milliseconds bookmark_interval_ ABSL_GUARDED_BY(mu_){200};
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
