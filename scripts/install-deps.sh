@@ -14,6 +14,8 @@ packages=(
   prometheus
   chromium libpng-dev
 )
+# Node.js runs deploy/'s checks; a machine that has it from elsewhere keeps its own.
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 
 missing=()
 for pkg in "${packages[@]}"; do
@@ -21,7 +23,19 @@ for pkg in "${packages[@]}"; do
   [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
 done
 
+install_npm_packages() {
+  # deploy/'s checks validate the manifests with npm's kubernetes-models (and read YAML with
+  # npm's yaml), at the versions package-lock.json pins, from the npm registry.
+  local dir=tests/deploy
+  if [[ ! -f $dir/node_modules/.package-lock.json || $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]]; then
+    echo "install-deps: npm ci in $dir"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  fi
+}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
 if ((${#missing[@]} == 0)); then
+  install_npm_packages
   exit 0
 fi
 
@@ -35,3 +49,4 @@ echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_npm_packages
