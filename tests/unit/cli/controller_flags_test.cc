@@ -47,7 +47,7 @@ TEST_CASE("with no flags, cluster-autoscaler's defaults, all but the delay after
   CHECK_FALSE(c->dry_run);
 }
 
-TEST_CASE("--dry-run is ours, off unless asked for", "[cli][controller-flags]") {
+TEST_CASE("the --dry-run flag is ours, off unless asked for", "[cli][controller-flags]") {
   auto c = Parse({"--cloud-provider=simulated", "--dry-run"});
   REQUIRE(c.ok());
   CHECK(c->dry_run);
@@ -110,7 +110,7 @@ TEST_CASE("unknown and unsupported flags are refused by name, with the reason",
   }
 }
 
-TEST_CASE("--help lists every flag with its default, and the refused ones with why",
+TEST_CASE("the --help output lists every flag with its default, and the refused ones with why",
           "[cli][controller-flags]") {
   bool help = false;
   std::string usage;
