@@ -81,7 +81,8 @@ class NodeGroup {
   virtual absl::StatusOr<std::vector<Instance>> Nodes() = 0;
   // What a new node will look like; what makes scale-up from zero possible.
   virtual absl::StatusOr<NodeTemplate> TemplateNode() = 0;
-  // The group's options, `defaults` where it sets none.
+  // The group's options, `defaults` where it sets none; Unimplemented when the provider has
+  // no per-group options at all (the caller's defaults apply, and it can say so).
   virtual absl::StatusOr<AutoscalingOptions> GetOptions(const AutoscalingOptions& defaults) = 0;
   virtual std::string Debug() const = 0;
 };

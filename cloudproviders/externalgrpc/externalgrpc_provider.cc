@@ -158,7 +158,7 @@ class ExternalGrpcNodeGroup : public NodeGroup {
     pb::NodeGroupAutoscalingOptionsResponse response;
     absl::Status status = connection_->Call(&Stub::NodeGroupGetOptions, "NodeGroupGetOptions",
                                             subject_, request, &response);
-    if (IsNotImplemented(status)) return defaults;
+    // Unimplemented goes to the caller, which uses its defaults and can say so (plugin-check).
     GPUA_RETURN_IF_ERROR(status);
     if (!response.has_nodegroupautoscalingoptions()) return defaults;
     absl::StatusOr<AutoscalingOptions> options =
