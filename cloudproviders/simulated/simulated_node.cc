@@ -1,8 +1,18 @@
 #include "cloudproviders/simulated/simulated_node.h"
 
+#include "absl/strings/str_replace.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
+namespace {
+
+nlohmann::json Resources(const ResourceList& list) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, q] : list) out[name] = q.ToString();
+  return out;
+}
+
+}  // namespace
 
 ResourceList AdvertisedAllocatable(const NodeTemplate& t,
                                    const std::optional<GpuInventory>& inventory,
@@ -20,6 +30,38 @@ ResourceList AdvertisedAllocatable(const NodeTemplate& t,
     if (layout == nullptr || l.name == mig_layout) layout = &l;
   }
   return allocatable + inventory->Advertised(layout);
+}
+
+std::string SimulatedNodeName(const std::string& provider_id) {
+  std::string name = provider_id;
+  absl::StrReplaceAll({{"sim://", ""}, {"/", "-"}}, &name);
+  return name;
+}
+
+nlohmann::json NewNodeFor(const NodeTemplate& t, const std::string& name,
+                          const std::string& provider_id) {
+  nlohmann::json labels = {{"kubernetes.io/hostname", name}};
+  for (const auto& [k, v] : t.labels) labels[k] = v;
+  nlohmann::json taints = nlohmann::json::array();
+  for (const Taint& taint : t.taints) {
+    taints.push_back({{"key", taint.key},
+                      {"value", taint.value},
+                      {"effect", std::string(TaintEffectName(taint.effect))}});
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", labels}}},
+          {"spec", {{"providerID", provider_id}, {"taints", taints}}}};
+}
+
+nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout, bool gpus_ready) {
+  auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "template");
+  const std::optional<GpuInventory> inventory =
+      gpus.ok() && gpus->has_value() ? std::optional<GpuInventory>(**gpus) : std::nullopt;
+  const ResourceList allocatable = AdvertisedAllocatable(t, inventory, mig_layout, gpus_ready);
+  return {{"allocatable", Resources(allocatable)},
+          {"capacity", Resources(allocatable)},
+          {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
 }
 
 }  // namespace gpua

@@ -6,7 +6,9 @@
 #ifndef GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_NODE_H_
 #define GPUA_CLOUDPROVIDERS_SIMULATED_SIMULATED_NODE_H_
 
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "absl/strings/string_view.h"
 #include "estimator/gpu/gpu_inventory.h"
@@ -18,6 +20,18 @@ namespace gpua {
 ResourceList AdvertisedAllocatable(const NodeTemplate& t,
                                    const std::optional<GpuInventory>& inventory,
                                    absl::string_view mig_layout, bool gpus_ready);
+
+// The Node name of an instance: its provider ID, sim://<group>/<n>, as <group>-<n>.
+std::string SimulatedNodeName(const std::string& provider_id);
+
+// A new instance's Node as its kubelet registers it: the template's labels (and
+// kubernetes.io/hostname) and taints, the provider ID; no status (NodeStatusFor).
+nlohmann::json NewNodeFor(const NodeTemplate& t, const std::string& name,
+                          const std::string& provider_id);
+
+// The status its kubelet reports: Ready, and AdvertisedAllocatable as allocatable and
+// capacity, for the MIG layout `mig_layout` (the node's nvidia.com/mig.config label).
+nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout, bool gpus_ready);
 
 }  // namespace gpua
 

@@ -1,18 +1,11 @@
 #include "tests/support/simulated_kubelet.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua::testing {
 namespace {
-
-nlohmann::json Resources(const ResourceList& list) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, q] : list) out[name] = q.ToString();
-  return out;
-}
 
 void AddSpotInterruptionTaint(nlohmann::json& node) {
   constexpr char kKey[] = "aws-node-termination-handler/spot-itn";
@@ -27,9 +20,7 @@ void AddSpotInterruptionTaint(nlohmann::json& node) {
 }  // namespace
 
 std::string SimulatedKubelet::NodeName(const std::string& provider_id) {
-  std::string name = provider_id;
-  absl::StrReplaceAll({{"sim://", ""}, {"/", "-"}}, &name);
-  return name;
+  return SimulatedNodeName(provider_id);
 }
 
 nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const std::string& provider_id,
@@ -43,30 +34,12 @@ nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const std::st
     node = *std::move(existing);
     node["metadata"].erase("resourceVersion");
   } else {
-    nlohmann::json labels = {{"kubernetes.io/hostname", name}};
-    for (const auto& [k, v] : t.labels) labels[k] = v;
-    nlohmann::json taints = nlohmann::json::array();
-    for (const Taint& taint : t.taints) {
-      taints.push_back({{"key", taint.key},
-                        {"value", taint.value},
-                        {"effect", std::string(TaintEffectName(taint.effect))}});
-    }
-    node = {{"apiVersion", "v1"},
-            {"kind", "Node"},
-            {"metadata",
-             {{"name", name}, {"labels", labels}, {"creationTimestamp", registered_at_.at(name)}}},
-            {"spec", {{"providerID", provider_id}, {"taints", taints}}}};
+    node = NewNodeFor(t, name, provider_id);
+    node["metadata"]["creationTimestamp"] = registered_at_.at(name);
   }
   if (under_notice) AddSpotInterruptionTaint(node);
   const nlohmann::json labels = node["metadata"].value("labels", nlohmann::json::object());
-  const std::string mig_layout = labels.value(kMigConfigLabel, "");
-  auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "template");
-  const std::optional<GpuInventory> inventory =
-      gpus.ok() && gpus->has_value() ? std::optional<GpuInventory>(**gpus) : std::nullopt;
-  const ResourceList allocatable = AdvertisedAllocatable(t, inventory, mig_layout, gpus_ready);
-  node["status"] = {{"allocatable", Resources(allocatable)},
-                    {"capacity", Resources(allocatable)},
-                    {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+  node["status"] = NodeStatusFor(t, labels.value(kMigConfigLabel, ""), gpus_ready);
   return node;
 }
 
