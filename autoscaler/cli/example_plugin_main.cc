@@ -2,16 +2,23 @@
 // cloud from a node-group file. For provider authors it is the template to copy: replace
 // SimulatedCloud with a CloudProvider that calls your cloud's API, keep the rest. Both
 // cluster-autoscaler (--cloud-provider=externalgrpc, any version) and gpu-autoscaler can use
-// it.
+// it. With --kubeconfig it also acts as the cloud for a development cluster: each instance
+// it starts becomes a Node there, and goes when the instance goes.
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "autoscaler/kube/api_client.h"
+#include "autoscaler/kube/rest_config.h"
+#include "autoscaler/kube/simulated_node_registrar.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/flag_set.h"
+#include "base/log.h"
 #include "cloudproviders/externalgrpc/plugin_server.h"
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
@@ -42,7 +49,7 @@ bool ReadPem(const std::string& flag, const std::string& path, std::string* pem)
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string node_groups, cert, key, client_ca;
+  std::string node_groups, cert, key, client_ca, kubeconfig;
   gpua::externalgrpc::PluginServerOptions server;
   server.address = "127.0.0.1:8086";
   gpua::FlagSet flags("gpu-autoscaler-example-plugin");
@@ -51,6 +58,9 @@ int main(int argc, char** argv) {
   flags.AddString("cert", &cert, "server certificate (PEM); with --key, serve TLS");
   flags.AddString("key", &key, "the certificate's private key (PEM)");
   flags.AddString("client-ca", &client_ca, "CA (PEM) that client certificates must chain to");
+  flags.AddString("kubeconfig", &kubeconfig,
+                  "register each running instance as a Node of this cluster, and delete the "
+                  "Node when the instance goes (a development cluster: Nodes without kubelets)");
   auto rest = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
   if (!rest.ok()) return Fail(std::string(rest.status().message()));
   if (flags.help()) {
@@ -68,6 +78,16 @@ int main(int argc, char** argv) {
   const size_t count = groups->size();
 
   gpua::RealClock clock;
+  gpua::StderrLogSink log(clock);
+  std::unique_ptr<gpua::kube::ApiClient> client;
+  if (!kubeconfig.empty()) {
+    auto rest = gpua::kube::ResolveRestConfig(kubeconfig, "", gpua::kube::ProcessEnv);
+    if (!rest.ok()) return Fail(absl::StrCat("--kubeconfig: ", rest.status().message()));
+    auto made = gpua::kube::ApiClient::Create(*std::move(rest), clock);
+    if (!made.ok()) return Fail(absl::StrCat("--kubeconfig: ", made.status().message()));
+    client = *std::move(made);
+  }
+  const std::vector<gpua::NodeGroupConfig> configs = *groups;
   gpua::SimulatedCloud cloud(*std::move(groups), clock);
   auto running = gpua::externalgrpc::PluginServer::Start(cloud, server);
   if (!running.ok()) return Fail(std::string(running.status().message()));
@@ -77,7 +97,21 @@ int main(int argc, char** argv) {
 
   std::signal(SIGINT, RequestStop);
   std::signal(SIGTERM, RequestStop);
-  while (!stop_requested) absl::SleepFor(absl::Milliseconds(100));
+  std::unique_ptr<gpua::kube::SimulatedNodeRegistrar> registrar;
+  if (client != nullptr) {
+    registrar =
+        std::make_unique<gpua::kube::SimulatedNodeRegistrar>(*client, cloud, configs, clock, log);
+    std::cout << "gpu-autoscaler-example-plugin: registering instances as Nodes of "
+              << client->config().server << std::endl;
+  }
+  absl::Time next_sync = absl::InfinitePast();
+  while (!stop_requested) {
+    if (registrar != nullptr && clock.Now() >= next_sync) {
+      registrar->Sync();
+      next_sync = clock.Now() + absl::Seconds(1);
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
   (*running)->Shutdown();
   return 0;
 }

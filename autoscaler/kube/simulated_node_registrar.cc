@@ -1,0 +1,110 @@
+#include "autoscaler/kube/simulated_node_registrar.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/gpu/gpu_inventory.h"
+
+namespace gpua::kube {
+
+SimulatedNodeRegistrar::SimulatedNodeRegistrar(ApiClient& client, SimulatedCloud& cloud,
+                                               std::vector<NodeGroupConfig> groups, Clock& clock,
+                                               LogSink& log)
+    : client_(client), cloud_(cloud), groups_(std::move(groups)), clock_(clock), log_(log) {}
+
+absl::Status SimulatedNodeRegistrar::Expect(absl::string_view what,
+                                            absl::StatusOr<HttpResponse> res,
+                                            std::initializer_list<long> ok) {
+  if (!res.ok()) return res.status();
+  for (long status : ok) {
+    if (res->status == status) return absl::OkStatus();
+  }
+  return absl::UnavailableError(
+      absl::StrCat(what, ": HTTP ", res->status, ": ", res->body.substr(0, 300)));
+}
+
+absl::StatusOr<std::map<std::string, nlohmann::json>> SimulatedNodeRegistrar::OurNodes() {
+  absl::StatusOr<HttpResponse> res = client_.Request(
+      "GET", absl::StrCat("/api/v1/nodes?labelSelector=", kSimulatedInstanceLabel, "%3Dtrue"));
+  if (absl::Status s = Expect("listing nodes", res, {200}); !s.ok()) return s;
+  const nlohmann::json list = nlohmann::json::parse(res->body, nullptr, false);
+  if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
+    return absl::DataLossError("listing nodes: the answer is not a NodeList");
+  }
+  std::map<std::string, nlohmann::json> out;
+  for (const nlohmann::json& n : list["items"]) {
+    if (n.contains("metadata") && n["metadata"].is_object()) {
+      out[n["metadata"].value("name", "")] = n;
+    }
+  }
+  return out;
+}
+
+void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m,
+                                      const nlohmann::json* existing) {
+  const NodeTemplate& t = g.spec.node_template;
+  const std::string name = SimulatedNodeName(m.provider_id);
+  const bool gpus_ready = clock_.Now() >= m.gpu_ready_at;
+  std::string mig_layout;
+  if (existing != nullptr) {
+    const nlohmann::json labels = existing->value("metadata", nlohmann::json::object())
+                                      .value("labels", nlohmann::json::object());
+    mig_layout = labels.is_object() ? labels.value(kMigConfigLabel, "") : "";
+  }
+  const nlohmann::json status = NodeStatusFor(t, mig_layout, gpus_ready);
+  if (existing == nullptr) {
+    nlohmann::json node = NewNodeFor(t, name, m.provider_id);
+    node["metadata"]["labels"][kSimulatedInstanceLabel] = "true";
+    node["status"] = status;
+    const absl::Status created =
+        Expect(absl::StrCat("creating node ", name),
+               client_.Request("POST", "/api/v1/nodes", node.dump()), {201, 409});
+    if (!created.ok()) {
+      log_.Warning(std::string(created.message()));
+      return;
+    }
+    log_.Info(absl::StrCat("Registered node ", name, " for instance ", m.provider_id));
+  } else if (existing->value("status", nlohmann::json::object())
+                 .value("allocatable", nlohmann::json()) == status["allocatable"]) {
+    return;  // as it should be
+  }
+  // The API server keeps a Node's status apart: it is written through /status.
+  const absl::Status patched = Expect(
+      absl::StrCat("updating the status of node ", name),
+      client_.Request("PATCH", absl::StrCat("/api/v1/nodes/", name, "/status"),
+                      nlohmann::json{{"status", status}}.dump(), "application/merge-patch+json"),
+      {200});
+  if (!patched.ok()) log_.Warning(std::string(patched.message()));
+}
+
+void SimulatedNodeRegistrar::Sync() {
+  absl::StatusOr<std::map<std::string, nlohmann::json>> ours = OurNodes();
+  if (!ours.ok()) {
+    log_.Warning(std::string(ours.status().message()));
+    return;
+  }
+  std::set<std::string> alive;
+  for (const Machine& m : cloud_.Machines()) {
+    for (const NodeGroupConfig& g : groups_) {
+      if (g.spec.id != m.group) continue;
+      const std::string name = SimulatedNodeName(m.provider_id);
+      alive.insert(name);
+      auto it = ours->find(name);
+      Register(g, m, it == ours->end() ? nullptr : &it->second);
+    }
+  }
+  for (const auto& [name, node] : *ours) {
+    if (alive.contains(name)) continue;
+    const absl::Status deleted =
+        Expect(absl::StrCat("deleting node ", name),
+               client_.Request("DELETE", absl::StrCat("/api/v1/nodes/", name)), {200, 202, 404});
+    if (deleted.ok()) {
+      log_.Info(absl::StrCat("Deleted node ", name, ": its instance is gone"));
+    } else {
+      log_.Warning(std::string(deleted.message()));
+    }
+  }
+}
+
+}  // namespace gpua::kube

@@ -1,0 +1,50 @@
+// The example plugin against a real (development) cluster: it plays the kubelets of the
+// simulated cloud's instances, so an author watches the whole loop. Each running instance
+// gets a Node (its group template's labels, taints and allocatable, its provider ID, its GPUs
+// once the cloud says they are ready), labelled as ours; a Node of ours whose instance is
+// gone is deleted, as a cloud controller manager would. Nodes not labelled as ours are never
+// touched.
+#ifndef GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
+#define GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "autoscaler/kube/api_client.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_cloud.h"
+
+namespace gpua::kube {
+
+// Marks the Nodes the registrar owns.
+inline constexpr char kSimulatedInstanceLabel[] = "gpu-autoscaler.io/simulated-instance";
+
+class SimulatedNodeRegistrar {
+ public:
+  SimulatedNodeRegistrar(ApiClient& client, SimulatedCloud& cloud,
+                         std::vector<NodeGroupConfig> groups, Clock& clock, LogSink& log);
+
+  // One pass: Nodes created, updated (GPUs come ready) and deleted to match the instances.
+  // A failed request is logged and tried again on the next pass.
+  void Sync();
+
+ private:
+  absl::StatusOr<std::map<std::string, nlohmann::json>> OurNodes();
+  void Register(const NodeGroupConfig& g, const Machine& m, const nlohmann::json* existing);
+  absl::Status Expect(absl::string_view what, absl::StatusOr<HttpResponse> res,
+                      std::initializer_list<long> ok);
+
+  ApiClient& client_;
+  SimulatedCloud& cloud_;
+  const std::vector<NodeGroupConfig> groups_;
+  Clock& clock_;
+  LogSink& log_;
+};
+
+}  // namespace gpua::kube
+
+#endif  // GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
