@@ -6,71 +6,17 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/cli/plugin_check_report.h"
+#include "autoscaler/cli/plugin_cluster_check.h"
+#include "autoscaler/cli/template_check.h"
+#include "autoscaler/kube/rest_config.h"
 #include "base/log.h"
 #include "cloudproviders/externalgrpc/externalgrpc_provider.h"
 
 namespace gpua {
 namespace {
 
-// What the check saw, line by line, and what is wrong.
-class Report {
- public:
-  Report(std::ostream& out, const Clock& clock) : out_(out), clock_(clock) {}
-
-  // Runs `call` and reports it with the time it took.
-  template <typename T, typename Describe>
-  absl::StatusOr<T> Timed(absl::string_view rpc, absl::string_view subject,
-                          const std::function<absl::StatusOr<T>()>& call, Describe describe) {
-    const absl::Time start = clock_.Now();
-    absl::StatusOr<T> result = call();
-    const std::string detail = result.ok() ? describe(*result) : "";
-    Call(rpc, subject, result.status(), detail, clock_.Now() - start);
-    return result;
-  }
-  void TimedStatus(absl::string_view rpc, absl::string_view subject,
-                   const std::function<absl::Status()>& call, absl::string_view detail = "") {
-    const absl::Time start = clock_.Now();
-    const absl::Status status = call();
-    Call(rpc, subject, status, detail, clock_.Now() - start);
-  }
-  // A call whose answer is only reported.
-  template <typename T, typename Describe>
-  void Probe(absl::string_view rpc, absl::string_view subject,
-             const std::function<absl::StatusOr<T>()>& call, Describe describe) {
-    (void)Timed<T>(rpc, subject, call, describe);
-  }
-  const Clock& clock() const { return clock_; }
-
-  // Prints one call's outcome; a failure (other than "not implemented") is a problem.
-  void Call(absl::string_view rpc, absl::string_view subject, const absl::Status& status,
-            absl::string_view detail, absl::Duration took) {
-    std::string outcome = status.ok()                ? "ok"
-                          : IsNotImplemented(status) ? "not implemented"
-                                                     : "FAILED";
-    out_ << absl::StrFormat("%-28s %-22s %-16s %s (%d ms)\n", rpc, subject, outcome,
-                            status.ok() || IsNotImplemented(status) ? std::string(detail)
-                                                                    : std::string(status.message()),
-                            absl::ToInt64Milliseconds(took));
-    if (!status.ok() && !IsNotImplemented(status)) Problem(status.message());
-  }
-  void Detail(absl::string_view line) { out_ << "    " << line << "\n"; }
-  void Problem(absl::string_view what) { problems_.emplace_back(what); }
-
-  int Finish() {
-    if (problems_.empty()) {
-      out_ << "\nno problems found\n";
-      return 0;
-    }
-    out_ << "\n" << problems_.size() << " problem(s):\n";
-    for (const std::string& p : problems_) out_ << "  - " << p << "\n";
-    return kExitFailure;
-  }
-
- private:
-  std::ostream& out_;
-  const Clock& clock_;
-  std::vector<std::string> problems_;
-};
+constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
 
 std::string DescribeTemplate(const NodeTemplate& t) {
   std::vector<std::string> taints;
@@ -79,33 +25,53 @@ std::string DescribeTemplate(const NodeTemplate& t) {
                       "]; allocatable ", t.allocatable.ToString());
 }
 
-void CheckGroup(NodeGroup& g, CloudProvider& provider, Report& report) {
+std::string DescribeOptions(const AutoscalingOptions& o) {
+  return absl::StrCat("idle timeout ", absl::FormatDuration(o.scale_down_unneeded_time),
+                      ", GPU threshold ", o.scale_down_gpu_utilization_threshold,
+                      ", provision time ", absl::FormatDuration(o.max_node_provision_time));
+}
+
+// The template as the planner reads it: its problems and warnings on the group's line.
+void CheckGroupTemplate(NodeGroup& g, const std::string& gpu_label, PluginCheckReport& report) {
+  auto t = report.Timed<NodeTemplate>(
+      "NodeGroupTemplateNodeInfo", g.Id(), [&] { return g.TemplateNode(); }, DescribeTemplate);
+  if (!t.ok()) return;
+  for (const auto& [k, v] : t->labels) report.Detail(absl::StrCat(k, "=", v));
+  const TemplateFindings findings = CheckTemplate(g.Id(), *t, gpu_label);
+  if (!findings.gpus.empty()) report.Detail(absl::StrCat("GPUs as planned: ", findings.gpus));
+  for (const std::string& p : findings.problems) report.Problem(g.Id(), p);
+  for (const std::string& w : findings.warnings) report.Warning(g.Id(), w);
+}
+
+GroupListing CheckGroup(NodeGroup& g, CloudProvider& provider, const std::string& gpu_label,
+                        PluginCheckReport& report) {
   const std::string subject = g.Id();
+  GroupListing listing{g.Id(), {}, AutoscalingOptions{}.max_node_provision_time};
   if (g.MinSize() > g.MaxSize()) {
-    report.Problem(absl::StrCat("node group ", subject, ": minSize ", g.MinSize(),
-                                " exceeds maxSize ", g.MaxSize()));
+    report.Problem(subject, absl::StrCat("node group ", subject, ": minSize ", g.MinSize(),
+                                         " exceeds maxSize ", g.MaxSize()));
   }
   auto target = report.Timed<int>(
       "NodeGroupTargetSize", subject, [&] { return g.TargetSize(); },
       [](int n) { return absl::StrCat("target ", n); });
   if (target.ok() && (*target < g.MinSize() || *target > g.MaxSize())) {
-    report.Problem(absl::StrCat("node group ", subject, ": target size ", *target, " is outside ",
-                                g.MinSize(), "..", g.MaxSize()));
+    report.Problem(subject, absl::StrCat("node group ", subject, ": target size ", *target,
+                                         " is outside ", g.MinSize(), "..", g.MaxSize()));
   }
-  auto t = report.Timed<NodeTemplate>(
-      "NodeGroupTemplateNodeInfo", subject, [&] { return g.TemplateNode(); }, DescribeTemplate);
-  if (t.ok() && !t->labels.empty()) {
-    for (const auto& [k, v] : t->labels) report.Detail(absl::StrCat(k, "=", v));
-  }
-  report.Probe<AutoscalingOptions>(
+  CheckGroupTemplate(g, gpu_label, report);
+  auto options = report.Timed<AutoscalingOptions>(
       "NodeGroupGetOptions", subject, [&] { return g.GetOptions(AutoscalingOptions{}); },
-      [](const AutoscalingOptions& o) {
-        return absl::StrCat("idle timeout ", absl::FormatDuration(o.scale_down_unneeded_time));
-      });
+      DescribeOptions, "defaults used");
+  if (options.ok()) {
+    listing.provision_time = options->max_node_provision_time;
+  } else if (IsNotImplemented(options.status())) {
+    report.Detail(absl::StrCat("the flags' defaults apply: ", DescribeOptions({})));
+  }
   auto instances = report.Timed<std::vector<Instance>>(
       "NodeGroupNodes", subject, [&] { return g.Nodes(); },
       [](const std::vector<Instance>& list) { return absl::StrCat(list.size(), " instance(s)"); });
-  if (!instances.ok()) return;
+  if (!instances.ok()) return listing;
+  listing.instances = *instances;
   for (const Instance& i : *instances) {
     report.Detail(absl::StrCat(
         i.id, " ", InstanceStateName(i.state),
@@ -115,15 +81,16 @@ void CheckGroup(NodeGroup& g, CloudProvider& provider, Report& report) {
         "NodeGroupForNode", i.id, [&] { return provider.NodeGroupForNode(node); },
         [](const std::shared_ptr<NodeGroup>& o) { return o ? o->Id() : "(not autoscaled)"; });
     if (owner.ok() && (*owner == nullptr || (*owner)->Id() != g.Id())) {
-      report.Problem(absl::StrCat("instance ", i.id, " is listed by node group ", g.Id(),
-                                  " but NodeGroupForNode answers ",
-                                  *owner ? (*owner)->Id() : "no group"));
+      report.Problem(i.id, absl::StrCat("instance ", i.id, " is listed by node group ", g.Id(),
+                                        " but NodeGroupForNode answers ",
+                                        *owner ? (*owner)->Id() : "no group"));
     }
   }
+  return listing;
 }
 
 // With --mutate: one more node asked for, then the target lowered back.
-void CheckResize(NodeGroup& g, Report& report) {
+void CheckResize(NodeGroup& g, PluginCheckReport& report) {
   auto before = g.TargetSize();
   if (!before.ok() || *before >= g.MaxSize()) {
     report.Detail(absl::StrCat("node group ", g.Id(), " has no room to try a resize"));
@@ -133,95 +100,138 @@ void CheckResize(NodeGroup& g, Report& report) {
       "NodeGroupIncreaseSize", g.Id(), [&] { return g.IncreaseSize(1); }, "delta 1");
   auto after = g.TargetSize();
   if (after.ok() && *after != *before + 1) {
-    report.Problem(absl::StrCat("node group ", g.Id(), ": target ", *after, " after increasing ",
-                                *before, " by 1"));
+    report.Problem(g.Id(), absl::StrCat("node group ", g.Id(), ": target ", *after,
+                                        " after increasing ", *before, " by 1"));
   }
   const absl::Time start = report.clock().Now();
   absl::Status lowered = g.DecreaseTargetSize(-1);
   if (lowered.code() == absl::StatusCode::kFailedPrecondition) {
     // The node came up before the target could be lowered: right of the plugin to refuse.
     report.Call("NodeGroupDecreaseTargetSize", g.Id(), absl::OkStatus(),
-                absl::StrCat("refused, the new node is already up: ", lowered.message()),
+                absl::StrCat("refused, the new node is already up: ", lowered.message()), "",
                 report.clock().Now() - start);
     return;
   }
-  report.Call("NodeGroupDecreaseTargetSize", g.Id(), lowered, "delta -1",
+  report.Call("NodeGroupDecreaseTargetSize", g.Id(), lowered, "delta -1", "",
               report.clock().Now() - start);
 }
 
-// Calls every RPC the planner uses, group by group, then the optional ones.
-void CheckProvider(ExternalGrpcProvider& provider, bool mutate, Report& report) {
-  CloudProvider& p = provider;
-  report.TimedStatus("Refresh", "", [&] { return p.Refresh(); });
-  auto groups = report.Timed<std::vector<std::shared_ptr<NodeGroup>>>(
-      "NodeGroups", "", [&] { return p.NodeGroups(); },
-      [](const auto& list) { return absl::StrCat(list.size(), " group(s)"); });
-  if (groups.ok() && groups->empty()) report.Problem("the plugin offers no node groups");
-  for (const std::string& ignored : provider.IgnoredGroups()) report.Problem(ignored);
-  if (groups.ok()) {
-    for (const auto& g : *groups) CheckGroup(*g, p, report);
-    if (mutate && !groups->empty()) CheckResize(*groups->front(), report);
-  }
-  report.Probe<std::string>(
-      "GPULabel", "", [&] { return p.GpuLabel(); }, [](const std::string& l) { return l; });
-  report.Probe<std::vector<std::string>>(
-      "GetAvailableGPUTypes", "", [&] { return p.AvailableGpuTypes(); },
-      [](const auto& t) { return absl::StrJoin(t, ", "); });
+void CheckPricing(CloudProvider& p, const std::vector<GroupListing>& listings,
+                  PluginCheckReport& report) {
   const absl::Time now = report.clock().Now();
-  NodeRef some_node{"", "plugin-check-node", {}, {}};
-  if (groups.ok() && !groups->empty()) {
-    auto instances = (*groups)[0]->Nodes();
-    if (instances.ok() && !instances->empty()) some_node.provider_id = (*instances)[0].id;
-  }
-  if (!some_node.provider_id.empty()) {
-    report.Probe<double>(
-        "PricingNodePrice", some_node.provider_id,
-        [&] { return p.NodePrice(some_node, now - absl::Hours(1), now); },
-        [](double price) { return absl::StrCat(price, " for the last hour"); });
+  for (const GroupListing& g : listings) {
+    if (g.instances.empty()) continue;
+    const NodeRef node{g.instances.front().id, "", {}, {}};
+    (void)report.Timed<double>(
+        "PricingNodePrice", node.provider_id,
+        [&] { return p.NodePrice(node, now - absl::Hours(1), now); },
+        [](double price) { return absl::StrCat(price, " for the last hour"); },
+        "defaults used (no prices)");
+    break;
   }
   PodSpec pod;
   pod.namespace_name = "default";
   pod.name = "plugin-check";
-  report.Probe<double>(
+  (void)report.Timed<double>(
       "PricingPodPrice", "default/plugin-check",
       [&] { return p.PodPrice(pod, now - absl::Hours(1), now); },
-      [](double price) { return absl::StrCat(price, " for the last hour"); });
+      [](double price) { return absl::StrCat(price, " for the last hour"); }, "defaults used");
+}
+
+struct CheckOptions {
+  bool mutate = false;
+  std::string kubeconfig;  // set, or in a pod: the cluster's Nodes are checked too
+  bool in_cluster = false;
+};
+
+void CheckCluster(CloudProvider& p, const std::vector<GroupListing>& listings,
+                  const CheckOptions& o, Clock& clock, PluginCheckReport& report) {
+  absl::StatusOr<kube::RestConfig> rest =
+      kube::ResolveRestConfig(o.kubeconfig, "", kube::ProcessEnv);
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
+      rest.ok() ? kube::ApiClient::Create(*rest, clock) : rest.status();
+  absl::StatusOr<std::vector<NodeObject>> nodes =
+      client.ok() ? ListNodes(**client) : client.status();
+  if (!nodes.ok()) {
+    report.Problem("cluster",
+                   absl::StrCat("reading the cluster's Nodes: ", nodes.status().message()));
+    return;
+  }
+  report.Detail(
+      absl::StrCat("the cluster at ", (*rest).server, " has ", nodes->size(), " node(s)"));
+  CheckAgainstCluster(*nodes, listings, p, report);
+}
+
+// Calls every RPC the planner uses, group by group, then the optional ones.
+void CheckProvider(ExternalGrpcProvider& provider, const CheckOptions& o, Clock& clock,
+                   PluginCheckReport& report) {
+  CloudProvider& p = provider;
+  report.TimedStatus("Refresh", "", [&] { return p.Refresh(); });
+  auto label = report.Timed<std::string>(
+      "GPULabel", "", [&] { return p.GpuLabel(); }, [](const std::string& l) { return l; },
+      absl::StrCat("defaults used (", kDefaultGpuLabel, ")"));
+  const std::string gpu_label = label.ok() && !label->empty() ? *label : kDefaultGpuLabel;
+  auto groups = report.Timed<std::vector<std::shared_ptr<NodeGroup>>>(
+      "NodeGroups", "", [&] { return p.NodeGroups(); },
+      [](const auto& list) { return absl::StrCat(list.size(), " group(s)"); });
+  if (groups.ok() && groups->empty()) report.Problem("", "the plugin offers no node groups");
+  for (const std::string& ignored : provider.IgnoredGroups()) report.Problem("", ignored);
+  std::vector<GroupListing> listings;
+  if (groups.ok()) {
+    for (const auto& g : *groups) listings.push_back(CheckGroup(*g, p, gpu_label, report));
+    CheckInstancesListedOnce(listings, report);
+    if (o.mutate && !groups->empty()) CheckResize(*groups->front(), report);
+  }
+  (void)report.Timed<std::vector<std::string>>(
+      "GetAvailableGPUTypes", "", [&] { return p.AvailableGpuTypes(); },
+      [](const auto& t) { return absl::StrJoin(t, ", "); }, "defaults used (any type)");
+  CheckPricing(p, listings, report);
   report.TimedStatus("Cleanup", "", [&] { return p.Cleanup(); });
+  if (!o.kubeconfig.empty() || o.in_cluster) CheckCluster(p, listings, o, clock, report);
 }
 
 }  // namespace
 
 int RunPluginCheckCommand(const CommandArgs& args, const CommandIo& io) {
-  std::string config_file;
-  bool mutate = false;
+  std::string config_file, output = "text";
+  CheckOptions options;
   FlagSet flags("gpu-autoscaler plugin-check");
   flags.AddString("cloud-config", &config_file,
                   "the externalgrpc cloud-config file: address, cert, key, cacert, grpc_timeout");
-  flags.AddBool("mutate", &mutate,
+  flags.AddBool("mutate", &options.mutate,
                 "also increase one group's target by one and lower it back (changes the cluster)");
+  flags.AddString("output", &output, "text or json (one object, for CI)");
+  flags.AddString("kubeconfig", &options.kubeconfig,
+                  "also check the plugin's answers against this cluster's Nodes (in a pod: "
+                  "the cluster it runs in)");
   if (auto exit = ParseFlagsOrExit(
-          flags, args, "Usage: gpu-autoscaler plugin-check --cloud-config FILE [--mutate]", io)) {
+          flags, args,
+          "Usage: gpu-autoscaler plugin-check --cloud-config FILE [--mutate] [--output json] "
+          "[--kubeconfig FILE]",
+          io)) {
     return *exit;
   }
-  if (config_file.empty()) {
-    io.err << "gpu-autoscaler plugin-check: --cloud-config FILE is required\n";
+  const auto usage_error = [&](absl::string_view message) {
+    io.err << "gpu-autoscaler plugin-check: " << message << "\n";
     return kExitUsage;
+  };
+  if (config_file.empty()) return usage_error("--cloud-config FILE is required");
+  if (output != "text" && output != "json") {
+    return usage_error(
+        absl::StrCat("invalid value \"", output, "\" for flag --output: text or json"));
   }
+  options.in_cluster = kube::ProcessEnv("KUBERNETES_SERVICE_HOST").has_value();
   absl::StatusOr<ExternalGrpcConfig> config = LoadExternalGrpcConfig(config_file);
-  if (!config.ok()) {
-    io.err << "gpu-autoscaler plugin-check: " << config.status().message() << "\n";
-    return kExitUsage;
-  }
-  StreamLogSink notes(io.out, "note: ");
+  if (!config.ok()) return usage_error(config.status().message());
+  // Under --output json stdout holds the object alone; the client's notes go to stderr.
+  StreamLogSink notes(output == "json" ? io.err : io.out, "note: ");
   auto provider = ExternalGrpcProvider::Create(*config, notes);
-  if (!provider.ok()) {
-    io.err << "gpu-autoscaler plugin-check: " << provider.status().message() << "\n";
-    return kExitUsage;
-  }
-  io.out << "plugin at " << config->address << (config->UsesTls() ? " (TLS)" : " (plaintext)")
-         << ", deadline " << absl::FormatDuration(config->timeout) << "\n\n";
-  Report report(io.out, io.clock);
-  CheckProvider(**provider, mutate, report);
+  if (!provider.ok()) return usage_error(provider.status().message());
+  PluginCheckReport report(
+      io.out, io.clock,
+      output == "json" ? PluginCheckReport::Format::kJson : PluginCheckReport::Format::kText);
+  report.Plugin(config->address, config->UsesTls(), config->timeout);
+  CheckProvider(**provider, options, io.clock, report);
   return report.Finish();
 }
 
