@@ -9,14 +9,13 @@
 #include "autoscaler/cli/plugin_check_report.h"
 #include "autoscaler/cli/plugin_cluster_check.h"
 #include "autoscaler/cli/template_check.h"
+#include "autoscaler/controller/provider_snapshot.h"
 #include "autoscaler/kube/rest_config.h"
 #include "base/log.h"
 #include "cloudproviders/externalgrpc/externalgrpc_provider.h"
 
 namespace gpua {
 namespace {
-
-constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
 
 std::string DescribeTemplate(const NodeTemplate& t) {
   std::vector<std::string> taints;

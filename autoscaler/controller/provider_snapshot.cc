@@ -7,9 +7,6 @@
 namespace gpua {
 namespace {
 
-// cluster-autoscaler's default when a provider names no GPU label.
-constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
-
 const NodeGroupLimits* LimitsFor(const std::vector<NodeGroupLimits>& limits,
                                  const std::string& id) {
   for (const NodeGroupLimits& l : limits) {

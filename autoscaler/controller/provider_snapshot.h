@@ -22,6 +22,9 @@
 
 namespace gpua {
 
+// cluster-autoscaler's GPU label when a provider names none (GPULabel not implemented).
+inline constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
+
 struct ProviderGroup {
   std::shared_ptr<NodeGroup> group;
   std::string id;
