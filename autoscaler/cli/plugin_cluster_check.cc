@@ -26,8 +26,8 @@ absl::StatusOr<std::vector<NodeObject>> ListNodes(kube::ApiClient& client) {
   std::vector<NodeObject> nodes;
   std::string next;
   do {
-    const std::string path =
-        absl::StrCat("/api/v1/nodes?limit=500", next.empty() ? "" : "&continue=" + next);
+    const std::string path = absl::StrCat(
+        "/api/v1/nodes?limit=500", next.empty() ? "" : "&continue=" + kube::QueryEscape(next));
     GPUA_ASSIGN_OR_RETURN(kube::HttpResponse res, client.Request("GET", path));
     if (res.status != 200) {
       return absl::UnavailableError(

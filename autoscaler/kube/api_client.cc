@@ -9,6 +9,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/file.h"
@@ -17,6 +18,19 @@
 #include "kubeobjects/json_reader.h"
 
 namespace gpua::kube {
+
+std::string QueryEscape(absl::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out.push_back(c);
+    } else {
+      absl::StrAppend(&out, "%", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    }
+  }
+  return out;
+}
 namespace {
 
 void GlobalInit() {

@@ -47,6 +47,9 @@ class RateLimiter {
   absl::Time last_ ABSL_GUARDED_BY(mu_);
 };
 
+// A query value made safe for a URL (selectors hold '=' and ',', continue tokens '+' and '/').
+std::string QueryEscape(absl::string_view value);
+
 class ApiClient {
  public:
   static absl::StatusOr<std::unique_ptr<ApiClient>> Create(RestConfig config, Clock& clock,

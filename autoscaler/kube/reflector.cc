@@ -1,25 +1,10 @@
 #include "autoscaler/kube/reflector.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 
 namespace gpua::kube {
 namespace {
-
-// curl-safe query values (selectors hold '=' and ',').
-std::string Escape(absl::string_view value) {
-  std::string out;
-  for (char c : value) {
-    if (absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
-        c == '~') {
-      out.push_back(c);
-    } else {
-      absl::StrAppend(&out, "%", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
-    }
-  }
-  return out;
-}
 
 std::string ResourceVersionOf(const JsonReader& object) {
   return object.Field("metadata").Field("resourceVersion").String().value_or("");
@@ -67,10 +52,10 @@ Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store,
 std::string Reflector::Query(bool watch) const {
   std::string q;
   if (!options_.label_selector.empty()) {
-    absl::StrAppend(&q, "&labelSelector=", Escape(options_.label_selector));
+    absl::StrAppend(&q, "&labelSelector=", QueryEscape(options_.label_selector));
   }
   if (!options_.field_selector.empty()) {
-    absl::StrAppend(&q, "&fieldSelector=", Escape(options_.field_selector));
+    absl::StrAppend(&q, "&fieldSelector=", QueryEscape(options_.field_selector));
   }
   if (watch) {
     absl::StrAppend(&q, "&watch=1&allowWatchBookmarks=true&timeoutSeconds=",
@@ -84,7 +69,7 @@ absl::StatusOr<std::string> Reflector::ListAll() {
   store_.BeginList();
   do {
     std::string path = absl::StrCat(path_, "?limit=", options_.page_size, Query(false));
-    if (!continue_token.empty()) absl::StrAppend(&path, "&continue=", Escape(continue_token));
+    if (!continue_token.empty()) absl::StrAppend(&path, "&continue=", QueryEscape(continue_token));
     GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("GET", path));
     if (res.status != 200) return HttpError(absl::StrCat("list ", path_), res.status, res.body);
     absl::StatusOr<ListPage> page = ReadListPage(parser_, res.body, store_);
@@ -99,7 +84,7 @@ absl::StatusOr<std::string> Reflector::ListAll() {
 }
 
 absl::StatusOr<std::string> Reflector::WatchOnce(std::string rv, const std::atomic<bool>& stop) {
-  const std::string path = absl::StrCat(path_, "?resourceVersion=", Escape(rv), Query(true));
+  const std::string path = absl::StrCat(path_, "?resourceVersion=", QueryEscape(rv), Query(true));
   absl::Status problem;
   const auto on_line = [&](absl::string_view line) {
     const auto malformed = [&] {

@@ -26,7 +26,8 @@ absl::Status SimulatedNodeRegistrar::Expect(absl::string_view what,
 
 absl::StatusOr<std::map<std::string, nlohmann::json>> SimulatedNodeRegistrar::OurNodes() {
   absl::StatusOr<HttpResponse> res = client_.Request(
-      "GET", absl::StrCat("/api/v1/nodes?labelSelector=", kSimulatedInstanceLabel, "%3Dtrue"));
+      "GET", absl::StrCat("/api/v1/nodes?labelSelector=",
+                          QueryEscape(absl::StrCat(kSimulatedInstanceLabel, "=true"))));
   if (absl::Status s = Expect("listing nodes", res, {200}); !s.ok()) return s;
   const nlohmann::json list = nlohmann::json::parse(res->body, nullptr, false);
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
