@@ -13,15 +13,6 @@ constexpr int kConflictRetries = 5;
 
 std::string NodePath(const std::string& node) { return absl::StrCat("/api/v1/nodes/", node); }
 
-absl::Status Failed(absl::string_view what, const HttpResponse& res) {
-  const std::string message =
-      absl::StrCat(what, ": HTTP ", res.status, ": ", absl::string_view(res.body).substr(0, 300));
-  if (res.status == 404) return absl::NotFoundError(message);
-  if (res.status == 409) return absl::AbortedError(message);
-  if (res.status == 429 || res.status >= 500) return absl::UnavailableError(message);
-  return absl::FailedPreconditionError(message);
-}
-
 }  // namespace
 
 ApiKubeWriter::ApiKubeWriter(ApiClient& client, Clock& clock, std::string component, LogSink& log,
@@ -97,7 +88,7 @@ absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::strin
                                             const std::function<bool(nlohmann::json&)>& change) {
   for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     GPUA_ASSIGN_OR_RETURN(HttpResponse got, client_.Request("GET", path));
-    if (got.status != 200) return Failed(what, got);
+    if (got.status != 200) return HttpStatusError(what, got);
     nlohmann::json object = nlohmann::json::parse(got.body, nullptr, false);
     if (object.is_discarded() || !object.is_object()) {
       return absl::DataLossError(absl::StrCat(what, ": the server sent no object"));
@@ -105,7 +96,7 @@ absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::strin
     if (!change(object)) return absl::OkStatus();  // nothing to do
     GPUA_ASSIGN_OR_RETURN(HttpResponse put, client_.Request("PUT", path, object.dump()));
     if (put.status == 200) return absl::OkStatus();
-    if (put.status != 409) return Failed(what, put);
+    if (put.status != 409) return HttpStatusError(what, put);
   }
   return absl::AbortedError(
       absl::StrCat(what, ": still conflicting after ", kConflictRetries, " attempts"));
@@ -115,7 +106,7 @@ absl::Status ApiKubeWriter::MergePatch(const std::string& path, absl::string_vie
                                        const nlohmann::json& patch) {
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("PATCH", path, patch.dump(),
                                                           "application/merge-patch+json"));
-  if (res.status != 200) return Failed(what, res);
+  if (res.status != 200) return HttpStatusError(what, res);
   return absl::OkStatus();
 }
 
@@ -174,7 +165,7 @@ absl::Status ApiKubeWriter::Label(const std::string& node, const std::string& ke
 absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("DELETE", NodePath(node)));
   if (res.status == 200 || res.status == 202 || res.status == 404) return absl::OkStatus();
-  return Failed(absl::StrCat("delete node ", node), res);
+  return HttpStatusError(absl::StrCat("delete node ", node), res);
 }
 
 absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace_name,
@@ -195,7 +186,7 @@ absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace
   if (res.status == 429) return EvictionResult::kBlockedByBudget;
   if (res.status == 404) return EvictionResult::kGone;
   // 500 here is how the API server says more than one budget selects the pod.
-  return Failed(absl::StrCat("evict pod ", namespace_name, "/", pod), res);
+  return HttpStatusError(absl::StrCat("evict pod ", namespace_name, "/", pod), res);
 }
 
 absl::Status ApiKubeWriter::SendEvent(const EventRecord& e) {
@@ -236,7 +227,7 @@ absl::Status ApiKubeWriter::SendEvent(const EventRecord& e) {
                                 {"lastTimestamp", Now()},
                                 {"source", {{"component", component_}}}};
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, event.dump()));
-  if (res.status != 201 && res.status != 409) return Failed("record event", res);
+  if (res.status != 201 && res.status != 409) return HttpStatusError("record event", res);
   absl::MutexLock lock(&mu_);
   events_[key] = {name, 1};
   return absl::OkStatus();
@@ -261,7 +252,7 @@ absl::Status ApiKubeWriter::WriteConfigMap(const std::string& namespace_name,
       {"metadata", {{"name", name}, {"namespace", namespace_name}, {"annotations", annotations}}},
       {"data", data}};
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, cm.dump()));
-  if (res.status != 201) return Failed(what, res);
+  if (res.status != 201) return HttpStatusError(what, res);
   return absl::OkStatus();
 }
 

@@ -10,13 +10,6 @@ std::string ResourceVersionOf(const JsonReader& object) {
   return object.Field("metadata").Field("resourceVersion").String().value_or("");
 }
 
-absl::Status HttpError(absl::string_view what, long status, absl::string_view body) {
-  const std::string message = absl::StrCat(what, ": HTTP ", status, ": ", body.substr(0, 200));
-  if (status == 410) return absl::OutOfRangeError(message);
-  if (status >= 500 || status == 429) return absl::UnavailableError(message);
-  return absl::FailedPreconditionError(message);
-}
-
 }  // namespace
 
 absl::StatusOr<ListPage> ReadListPage(simdjson::dom::parser& parser, const std::string& body,
@@ -71,7 +64,7 @@ absl::StatusOr<std::string> Reflector::ListAll() {
     std::string path = absl::StrCat(path_, "?limit=", options_.page_size, Query(false));
     if (!continue_token.empty()) absl::StrAppend(&path, "&continue=", QueryEscape(continue_token));
     GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("GET", path));
-    if (res.status != 200) return HttpError(absl::StrCat("list ", path_), res.status, res.body);
+    if (res.status != 200) return HttpStatusError(absl::StrCat("list ", path_), res);
     absl::StatusOr<ListPage> page = ReadListPage(parser_, res.body, store_);
     if (!page.ok()) {
       return absl::DataLossError(absl::StrCat("list ", path_, ": ", page.status().message()));
@@ -100,8 +93,9 @@ absl::StatusOr<std::string> Reflector::WatchOnce(std::string rv, const std::atom
     const absl::string_view type = event.Field("type").StringView().value_or("");
     if (type == "ERROR") {
       const long code = object.Field("code").Int().value_or(0);
-      problem = HttpError(absl::StrCat("watch ", path_), code,
-                          object.Field("message").StringView().value_or(""));
+      problem =
+          HttpStatusError(absl::StrCat("watch ", path_),
+                          {code, std::string(object.Field("message").StringView().value_or(""))});
       return false;
     }
     if (type == "ADDED") {
@@ -121,7 +115,7 @@ absl::StatusOr<std::string> Reflector::WatchOnce(std::string rv, const std::atom
   GPUA_ASSIGN_OR_RETURN(
       long status, client_.Stream(path, on_line, &stop, options_.watch_timeout + absl::Seconds(10),
                                   &error_body));
-  if (status != 200) return HttpError(absl::StrCat("watch ", path_), status, error_body);
+  if (status != 200) return HttpStatusError(absl::StrCat("watch ", path_), {status, error_body});
   if (!problem.ok()) return problem;
   return rv;
 }

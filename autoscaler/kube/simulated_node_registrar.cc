@@ -20,8 +20,7 @@ absl::Status SimulatedNodeRegistrar::Expect(absl::string_view what,
   for (long status : ok) {
     if (res->status == status) return absl::OkStatus();
   }
-  return absl::UnavailableError(
-      absl::StrCat(what, ": HTTP ", res->status, ": ", res->body.substr(0, 300)));
+  return HttpStatusError(what, *res);
 }
 
 absl::StatusOr<std::map<std::string, nlohmann::json>> SimulatedNodeRegistrar::OurNodes() {
