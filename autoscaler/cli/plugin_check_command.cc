@@ -149,8 +149,8 @@ void CheckCluster(CloudProvider& p, const std::vector<GroupListing>& listings,
       kube::ResolveRestConfig(o.kubeconfig, "", kube::ProcessEnv);
   absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
       rest.ok() ? kube::ApiClient::Create(*rest, clock) : rest.status();
-  absl::StatusOr<std::vector<NodeObject>> nodes =
-      client.ok() ? ListNodes(**client) : client.status();
+  absl::StatusOr<std::vector<std::shared_ptr<const NodeObject>>> nodes =
+      client.ok() ? ListNodes(**client, clock, report) : client.status();
   if (!nodes.ok()) {
     report.Problem("cluster",
                    absl::StrCat("reading the cluster's Nodes: ", nodes.status().message()));

@@ -6,6 +6,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/kube/cluster_informers.h"
+#include "autoscaler/kube/reflector.h"
+#include "base/log.h"
 #include "base/status_macros.h"
 
 namespace gpua {
@@ -20,31 +23,31 @@ std::map<std::string, std::vector<std::string>> Listers(const std::vector<GroupL
   return out;
 }
 
+// What the informer says of Nodes it cannot read, as problems of the check.
+class ProblemSink : public LogSink {
+ public:
+  explicit ProblemSink(PluginCheckReport& report) : report_(report) {}
+
+ protected:
+  void Write(LogSeverity severity, absl::string_view line) override {
+    if (severity != LogSeverity::kInfo) report_.Problem("cluster", std::string(line));
+  }
+
+ private:
+  PluginCheckReport& report_;
+};
+
 }  // namespace
 
-absl::StatusOr<std::vector<NodeObject>> ListNodes(kube::ApiClient& client) {
-  std::vector<NodeObject> nodes;
-  std::string next;
-  do {
-    const std::string path = absl::StrCat(
-        "/api/v1/nodes?limit=500", next.empty() ? "" : "&continue=" + kube::QueryEscape(next));
-    GPUA_ASSIGN_OR_RETURN(kube::HttpResponse res, client.Request("GET", path));
-    if (res.status != 200) {
-      return absl::UnavailableError(
-          absl::StrCat("listing nodes: HTTP ", res.status, ": ", res.body.substr(0, 200)));
-    }
-    const nlohmann::json list = nlohmann::json::parse(res.body, nullptr, false);
-    if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
-      return absl::DataLossError("listing nodes: the answer is not a NodeList");
-    }
-    for (const nlohmann::json& item : list["items"]) {
-      GPUA_ASSIGN_OR_RETURN(NodeObject node, DecodeNode(item));
-      nodes.push_back(std::move(node));
-    }
-    const nlohmann::json& meta = list.value("metadata", nlohmann::json::object());
-    next = meta.is_object() ? meta.value("continue", "") : "";
-  } while (!next.empty());
-  return nodes;
+absl::StatusOr<std::vector<std::shared_ptr<const NodeObject>>> ListNodes(
+    kube::ApiClient& client, Clock& clock, PluginCheckReport& report) {
+  ProblemSink problems(report);
+  kube::Informer<NodeObject> nodes(kube::NodeDecoder(), {}, problems);
+  kube::ReflectorOptions options;
+  options.log = &problems;
+  kube::Reflector reflector(client, kube::kNodesPath, nodes, clock, options);
+  GPUA_RETURN_IF_ERROR(reflector.ListAll().status());
+  return nodes.List();
 }
 
 void CheckInstancesListedOnce(const std::vector<GroupListing>& groups, PluginCheckReport& report) {
@@ -56,14 +59,15 @@ void CheckInstancesListedOnce(const std::vector<GroupListing>& groups, PluginChe
   }
 }
 
-void CheckAgainstCluster(const std::vector<NodeObject>& nodes,
+void CheckAgainstCluster(const std::vector<std::shared_ptr<const NodeObject>>& nodes,
                          const std::vector<GroupListing>& groups, CloudProvider& provider,
                          PluginCheckReport& report) {
   const auto listers = Listers(groups);
   absl::flat_hash_map<std::string, std::string> node_of_instance;
   int asked = 0, failed = 0;
   const absl::Time start = report.clock().Now();
-  for (const NodeObject& n : nodes) {
+  for (const auto& node : nodes) {
+    const NodeObject& n = *node;
     if (n.provider_id.empty()) continue;
     node_of_instance[n.provider_id] = n.node.name;
     const NodeRef ref{n.provider_id, n.node.name, n.node.labels, {}};

@@ -3,6 +3,7 @@
 #ifndef GPUA_AUTOSCALER_CLI_PLUGIN_CLUSTER_CHECK_H_
 #define GPUA_AUTOSCALER_CLI_PLUGIN_CLUSTER_CHECK_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,16 +22,18 @@ struct GroupListing {
   absl::Duration provision_time;  // the group's maxNodeProvisionTime
 };
 
-// Every Node of the cluster, a page at a time. A Node that cannot be read is an error
-// naming it.
-absl::StatusOr<std::vector<NodeObject>> ListNodes(kube::ApiClient& client);
+// Every Node of the cluster, listed as the controller's informer lists them; a Node that
+// cannot be read is a problem of the report, and the others are checked.
+absl::StatusOr<std::vector<std::shared_ptr<const NodeObject>>> ListNodes(kube::ApiClient& client,
+                                                                         Clock& clock,
+                                                                         PluginCheckReport& report);
 
 // An instance that two groups list is a problem, whatever the cluster holds.
 void CheckInstancesListedOnce(const std::vector<GroupListing>& groups, PluginCheckReport& report);
 
 // Each Node with a provider ID: NodeGroupForNode's answer must list it, and a group that lists
 // it must be the answer. Each running instance should have its Node.
-void CheckAgainstCluster(const std::vector<NodeObject>& nodes,
+void CheckAgainstCluster(const std::vector<std::shared_ptr<const NodeObject>>& nodes,
                          const std::vector<GroupListing>& groups, CloudProvider& provider,
                          PluginCheckReport& report);
 

@@ -378,7 +378,7 @@ TEST_CASE("with --kubeconfig and a cluster that cannot be read, the check says s
   const Output o = c.Check({"--kubeconfig", kubeconfig});
   INFO(o.out);
   CHECK(o.rc == 1);
-  CHECK_THAT(o.out, Catch::Contains("reading the cluster's Nodes: listing nodes: HTTP 403"));
+  CHECK_THAT(o.out, Catch::Contains("reading the cluster's Nodes: list /api/v1/nodes: HTTP 403"));
 }
 
 }  // namespace
