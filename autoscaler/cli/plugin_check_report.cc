@@ -31,33 +31,28 @@ void PluginCheckReport::TimedStatus(const std::string& rpc, const std::string& s
 void PluginCheckReport::Call(const std::string& rpc, const std::string& subject,
                              const absl::Status& status, const std::string& detail,
                              const std::string& fallback, absl::Duration took) {
-  std::string outcome, shown;
+  std::string outcome, shown = detail;
+  const char* kind = "ok";  // the JSON's outcome
   if (status.ok()) {
     ++ok_;
     outcome = "ok";
-    shown = detail;
   } else if (IsNotImplemented(status)) {
     ++fallbacks_;
+    kind = "fallback";
     outcome = absl::StrCat("not implemented: ", fallback);
-    shown = detail;
   } else {
+    kind = "failed";
     outcome = "FAILED";
     shown = std::string(status.message());
   }
   const int64_t ms = absl::ToInt64Milliseconds(took);
-  json_["calls"].push_back({{"rpc", rpc},
-                            {"subject", subject},
-                            {"outcome", status.ok()                ? "ok"
-                                        : IsNotImplemented(status) ? "fallback"
-                                                                   : "failed"},
-                            {"detail", shown},
-                            {"ms", ms}});
+  json_["calls"].push_back(
+      {{"rpc", rpc}, {"subject", subject}, {"outcome", kind}, {"detail", shown}, {"ms", ms}});
   if (format_ == Format::kText) {
     out_ << absl::StrFormat("%-28s %-22s %-16s %s (%d ms)\n", rpc, subject, outcome, shown, ms);
   }
-  if (!status.ok() && !IsNotImplemented(status)) {
+  if (std::string_view(kind) == "failed")
     Problem(subject, absl::StrCat(rpc, ": ", status.message()));
-  }
 }
 
 void PluginCheckReport::Detail(const std::string& line) {
