@@ -7,6 +7,7 @@
 
 #include "autoscaler/cli/inspect_command.h"
 #include "tests/support/config_files.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_api_server.h"
 #include "tests/support/run_command.h"
 
@@ -129,7 +130,16 @@ TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]")
         RunInspectCommand,
         {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-3"), "--watch", "2s"}, out, err);
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  // The new pod comes once inspect watches pods (a fixed sleep lost the race on a busy CI
+  // machine: the pod landed in the first list, which is printed as the table, not a change).
+  const bool watching = testing::Eventually(
+      [&] {
+        for (const FakeApiServer::Access& a : server.accesses()) {
+          if (a.verb == "watch" && a.resource == "pods") return true;
+        }
+        return false;
+      },
+      absl::Seconds(10));
   server.Upsert(
       "pods",
       {{"metadata", {{"name", "late"}, {"namespace", "ml"}}},
@@ -138,6 +148,7 @@ TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]")
         {{"conditions",
           {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
   run.join();
+  REQUIRE(watching);
   CHECK_THAT(out.str(), Catch::Contains("pod added ml/late (unschedulable)"));
 }
 
