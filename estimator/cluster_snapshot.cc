@@ -23,9 +23,13 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
     props->group_id = n.group_id;
     // A running node's labels say how its GPUs are shared; if they cannot be read, its
     // advertised resources still count, only the sharing rules are not checked.
-    absl::StatusOr<std::optional<GpuInventory>> gpu =
-        ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
-    if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
+    if (n.gpus.has_value()) {
+      props->gpu = *n.gpus;
+    } else {
+      absl::StatusOr<std::optional<GpuInventory>> gpu =
+          ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
+      if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
+    }
     SimNode sim;
     sim.name = n.name;
     sim.props = std::move(props);
@@ -47,7 +51,9 @@ void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies
 }
 
 ResourceVector ClusterSnapshot::PodRequest(const PodSpec& pod) {
-  ResourceVector v = catalog_.ToVector(pod.requests);
+  const std::optional<ResourceVector>& fixed =
+      pod.fixed_requests.Get([&] { return ResourceCatalog::FixedVector(pod.requests); });
+  ResourceVector v = fixed.has_value() ? *fixed : catalog_.ToVector(pod.requests);
   if (v.size() <= ResourceCatalog::kPods) v.resize(ResourceCatalog::kPods + 1, 0);
   v[ResourceCatalog::kPods] = 1;
   return v;

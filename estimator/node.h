@@ -4,6 +4,7 @@
 #define GPUA_ESTIMATOR_NODE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,8 @@
 #include "estimator/taints.h"
 
 namespace gpua {
+
+struct GpuInventory;
 
 inline constexpr absl::string_view kLabelHostname = "kubernetes.io/hostname";
 inline constexpr absl::string_view kLabelZone = "topology.kubernetes.io/zone";
@@ -42,6 +45,9 @@ struct Node {
   // Shared, not copied: a cluster's pods are read into every loop's snapshots, and the
   // pointers may alias the pod objects the informers hold.
   std::vector<std::shared_ptr<const PodSpec>> pods;
+  // Its GPU inventory (null: none, or none that could be read) when the caller has read it
+  // already; unset: the snapshot reads it from the labels, annotations and allocatable.
+  std::optional<std::shared_ptr<const GpuInventory>> gpus;
 };
 
 // Node group as the estimator needs it: sizes, price and what its nodes look like.

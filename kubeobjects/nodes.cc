@@ -28,6 +28,16 @@ absl::StatusOr<NodeObject> DecodeNode(const nlohmann::json& object) {
   return DecodeNode(JsonReader(object));
 }
 
+const absl::StatusOr<std::shared_ptr<const GpuInventory>>& NodeObject::Gpus() const {
+  return gpus_read.Get([this]() -> absl::StatusOr<std::shared_ptr<const GpuInventory>> {
+    absl::StatusOr<std::optional<GpuInventory>> read =
+        ReadGpuInventory(node.labels, annotations, node.allocatable, node.name);
+    if (!read.ok()) return read.status();
+    if (!read->has_value()) return nullptr;
+    return std::make_shared<const GpuInventory>(**std::move(read));
+  });
+}
+
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
   NodeObject out;
   const JsonReader meta = obj.Field("metadata");

@@ -11,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/memo.h"
+#include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 #include "kubeobjects/json_reader.h"
 
@@ -25,6 +27,11 @@ struct NodeObject {
   bool ready = false;                         // condition Ready=True
   absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
   std::string resource_version;
+
+  // What its labels, annotations and allocatable say of its GPUs (ReadGpuInventory, errors
+  // naming the node); null when it has none. Read once per object: every loop asks.
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& Gpus() const;
+  Memo<absl::StatusOr<std::shared_ptr<const GpuInventory>>> gpus_read;
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);

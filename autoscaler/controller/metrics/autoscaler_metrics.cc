@@ -188,9 +188,7 @@ void AutoscalerMetrics::RecordState(const ClusterState& state, const ControllerO
                                : max_nodes);
   int64_t cores = 0, memory = 0;
   for (const NodeStatus& s : state.nodes) {
-    const ResourceList& capacity =
-        s.node->capacity.empty() ? s.node->node.allocatable : s.node->capacity;
-    const NodeUsage u = UsageOf(s.node->node.labels, s.node->annotations, capacity, "");
+    const NodeUsage u = UsageOf(*s.node, "");
     cores += u.cores;
     memory += u.memory_bytes;
   }

@@ -153,11 +153,10 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
 NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,
                               bool ignore_daemonsets) {
   const NodeObject& n = *s.node;
-  absl::StatusOr<std::optional<GpuInventory>> own =
-      ReadGpuInventory(n.node.labels, n.annotations, n.node.allocatable, n.node.name);
-  const GpuInventory* gpus = own.ok() && own->has_value() ? &**own
-                             : g.gpus.has_value()         ? &*g.gpus
-                                                          : nullptr;
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = n.Gpus();
+  const GpuInventory* gpus = own.ok() && *own != nullptr ? own->get()
+                             : g.gpus.has_value()        ? &*g.gpus
+                                                         : nullptr;
   const NamedMigLayout* layout = nullptr;
   if (gpus != nullptr) {
     for (const NamedMigLayout& l : gpus->mig_layouts) {
@@ -311,9 +310,7 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
   int64_t cores = 0, memory = 0;
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
-    const NodeUsage u =
-        UsageOf(s.node->node.labels, s.node->annotations,
-                s.node->capacity.empty() ? s.node->node.allocatable : s.node->capacity, "");
+    const NodeUsage u = UsageOf(*s.node, "");
     cores += u.cores;
     memory += u.memory_bytes;
   }
@@ -324,9 +321,7 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
     const bool unready = s.condition == NodeCondition::kUnready;
     if (now - j.unneeded_since < UnneededWait(s, state)) continue;
     if (left[s.group] - 1 < g.min_size) continue;
-    const NodeUsage u =
-        UsageOf(s.node->node.labels, s.node->annotations,
-                s.node->capacity.empty() ? s.node->node.allocatable : s.node->capacity, "");
+    const NodeUsage u = UsageOf(*s.node, "");
     if (cores - u.cores < limits_.cores.min || memory - u.memory_bytes < limits_.memory_bytes.min) {
       continue;
     }

@@ -43,6 +43,8 @@ Node FromNode(const NodeObject& n, std::vector<std::shared_ptr<const PodSpec>> p
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
   out.group_id = group;
   out.pods = std::move(pods);
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
+  out.gpus = gpus.ok() ? *gpus : nullptr;
   return out;
 }
 
@@ -76,6 +78,7 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
   const NodeTemplate& t = *g.node_template;
   out.labels = Overlay(t.labels, n.node.labels);
   out.annotations = Overlay(t.annotations, n.annotations);
+  out.gpus.reset();  // the template's labels and GPUs join the node's: read them again
   const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
   if (g.gpus.has_value()) {
     out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);

@@ -33,6 +33,23 @@ NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const Resourc
   return u;
 }
 
+NodeUsage UsageOf(const NodeObject& n, const std::string& gpu_label) {
+  const ResourceList& capacity = n.capacity.empty() ? n.node.allocatable : n.capacity;
+  // The node's own GPU reading is of its allocatable; with another capacity, read that.
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
+  if (&capacity != &n.node.allocatable && !(capacity == n.node.allocatable)) {
+    return UsageOf(n.node.labels, n.annotations, capacity, gpu_label);
+  }
+  if (!gpus.ok() || *gpus == nullptr)
+    return UsageOf(n.node.labels, n.annotations, capacity, gpu_label);
+  NodeUsage u;
+  u.cores = CeilCores(capacity.Get(kResourceCpu));
+  u.memory_bytes = capacity.Get(kResourceMemory).Value();
+  if (auto it = n.node.labels.find(gpu_label); it != n.node.labels.end()) u.gpu_type = it->second;
+  u.gpus = (*gpus)->physical_count;
+  return u;
+}
+
 std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
                                          const std::map<std::string, int>& added) {
   const std::string& gpu_label = state.provider->gpu_label;
@@ -46,10 +63,7 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
   };
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
-    const NodeObject& n = *s.node;
-    count(UsageOf(n.node.labels, n.annotations,
-                  n.capacity.empty() ? n.node.allocatable : n.capacity, gpu_label),
-          1);
+    count(UsageOf(*s.node, gpu_label), 1);
   }
   std::vector<NodeUsage> per_group;
   for (const GroupState& g : state.groups) {

@@ -25,6 +25,8 @@ struct NodeUsage {
 
 NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
                   const std::string& gpu_label);
+// A registered node's: its capacity (allocatable when it reports none).
+NodeUsage UsageOf(const NodeObject& node, const std::string& gpu_label);
 
 std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
                                          const std::map<std::string, int>& added);
