@@ -8,8 +8,10 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/memo.h"
 #include "estimator/labels.h"
 #include "estimator/resource_list.h"
+#include "estimator/resource_vector.h"
 #include "estimator/taints.h"
 
 namespace gpua {
@@ -103,6 +105,10 @@ struct PodSpec {
   // Set when the object could not be read whole; such a pod is reported unschedulable with
   // this message and never planned for.
   absl::Status invalid;
+
+  // `requests` in the slots every resource catalog shares, when they all have one
+  // (ResourceCatalog::FixedVector): read once, as every loop's snapshots ask for it.
+  Memo<std::optional<ResourceVector>> fixed_requests;
 
   std::string Key() const { return namespace_name + "/" + name; }
   // Whether a term of this pod's selects `other` (its labels and namespace).

@@ -19,6 +19,7 @@ inline constexpr absl::string_view kResourceCpu = "cpu";
 inline constexpr absl::string_view kResourceMemory = "memory";
 inline constexpr absl::string_view kResourceEphemeralStorage = "ephemeral-storage";
 inline constexpr absl::string_view kResourcePods = "pods";
+inline constexpr absl::string_view kResourceNvidiaGpu = "nvidia.com/gpu";
 
 // True when `a` comes before `b` in the list order above.
 bool ResourceNameLess(absl::string_view a, absl::string_view b);

@@ -8,11 +8,33 @@
 
 namespace gpua {
 
+namespace {
+
+// In slot order: every catalog starts with these.
+constexpr absl::string_view kFixedNames[ResourceCatalog::kFixedSlots] = {
+    kResourceCpu, kResourceMemory, kResourceEphemeralStorage, kResourcePods, kResourceNvidiaGpu};
+
+// cpu in millicores, everything else in whole units.
+void Put(ResourceVector& v, int slot, const Quantity& quantity) {
+  if (v.size() <= static_cast<size_t>(slot)) v.resize(slot + 1, 0);
+  v[slot] = slot == ResourceCatalog::kCpu ? quantity.MilliValue() : quantity.Value();
+}
+
+}  // namespace
+
 ResourceCatalog::ResourceCatalog() {
-  for (absl::string_view name :
-       {kResourceCpu, kResourceMemory, kResourceEphemeralStorage, kResourcePods}) {
-    Intern(name);
+  for (absl::string_view name : kFixedNames) Intern(name);
+}
+
+std::optional<ResourceVector> ResourceCatalog::FixedVector(const ResourceList& list) {
+  ResourceVector v;
+  for (const auto& [name, quantity] : list) {
+    const absl::string_view* fixed =
+        std::find(std::begin(kFixedNames), std::end(kFixedNames), name);
+    if (fixed == std::end(kFixedNames)) return std::nullopt;
+    Put(v, static_cast<int>(fixed - std::begin(kFixedNames)), quantity);
   }
+  return v;
 }
 
 int ResourceCatalog::Intern(absl::string_view name) {
@@ -27,9 +49,7 @@ int ResourceCatalog::Intern(absl::string_view name) {
 ResourceVector ResourceCatalog::ToVector(const ResourceList& list) {
   ResourceVector v;
   for (const auto& [name, quantity] : list) {
-    const int slot = Intern(name);
-    if (v.size() <= static_cast<size_t>(slot)) v.resize(slot + 1, 0);
-    v[slot] = slot == kCpu ? quantity.MilliValue() : quantity.Value();
+    Put(v, Intern(name), quantity);
   }
   return v;
 }

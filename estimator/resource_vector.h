@@ -5,6 +5,7 @@
 #define GPUA_ESTIMATOR_RESOURCE_VECTOR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,15 @@ class ResourceCatalog {
   static constexpr int kMemory = 1;
   static constexpr int kEphemeralStorage = 2;
   static constexpr int kPods = 3;
+  static constexpr int kNvidiaGpu = 4;
+  // The slots above are the same in every catalog.
+  static constexpr int kFixedSlots = 5;
 
   ResourceCatalog();
+
+  // The vector of `list` in any catalog when all its names have fixed slots, else nullopt:
+  // worked out once per pod, not once per snapshot.
+  static std::optional<ResourceVector> FixedVector(const ResourceList& list);
 
   // The slot of `name`, added if new; slots never move.
   int Intern(absl::string_view name);
