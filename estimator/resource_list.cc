@@ -67,6 +67,13 @@ std::vector<ResourceList::Entry>::iterator ResourceList::LowerBound(absl::string
 }
 
 std::vector<ResourceList::Entry>::const_iterator ResourceList::Find(absl::string_view name) const {
+  // A pod's or node's list holds a handful of names: comparing for equality, which mostly
+  // stops at the length, beats ordering by rank and name.
+  constexpr size_t kScanned = 8;
+  if (entries_.size() <= kScanned) {
+    return std::find_if(entries_.begin(), entries_.end(),
+                        [&](const Entry& e) { return e.first == name; });
+  }
   auto it = std::lower_bound(
       entries_.begin(), entries_.end(), name,
       [](const Entry& e, absl::string_view n) { return ResourceNameLess(e.first, n); });
