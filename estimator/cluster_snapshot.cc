@@ -51,8 +51,7 @@ void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies
 }
 
 ResourceVector ClusterSnapshot::PodRequest(const PodSpec& pod) {
-  const std::optional<ResourceVector>& fixed =
-      pod.fixed_requests.Get([&] { return ResourceCatalog::FixedVector(pod.requests); });
+  const std::optional<ResourceVector>& fixed = FixedRequests(pod);
   ResourceVector v = fixed.has_value() ? *fixed : catalog_.ToVector(pod.requests);
   if (v.size() <= ResourceCatalog::kPods) v.resize(ResourceCatalog::kPods + 1, 0);
   v[ResourceCatalog::kPods] = 1;

@@ -78,7 +78,37 @@ void AppendTerms(std::string* out, const std::vector<PodAffinityTerm>& terms) {
   out->push_back('\x1d');
 }
 
+void AppendNodeSelection(std::string* out, const PodSpec& pod) {
+  AppendLabels(out, pod.node_selector);
+  if (pod.required_node_affinity.has_value()) {
+    for (const NodeSelectorTerm& t : pod.required_node_affinity->terms) {
+      AppendRequirements(out, t.match_expressions);
+      AppendRequirements(out, t.match_fields);
+    }
+  } else {
+    out->push_back('-');
+  }
+  out->push_back('\x1d');
+  for (const Toleration& t : pod.tolerations) {
+    absl::StrAppend(out, t.key, "\x1f", static_cast<int>(t.op), "\x1f", t.value, "\x1f",
+                    t.effect.has_value() ? static_cast<int>(*t.effect) : -1, "\x1e");
+  }
+  out->push_back('\x1d');
+}
+
 }  // namespace
+
+const std::optional<ResourceVector>& FixedRequests(const PodSpec& pod) {
+  return pod.fixed_requests.Get([&] { return ResourceCatalog::FixedVector(pod.requests); });
+}
+
+const std::string& NodeSelectionKey(const PodSpec& pod) {
+  return pod.node_selection_key.Get([&] {
+    std::string key;
+    AppendNodeSelection(&key, pod);
+    return key;
+  });
+}
 
 std::string EquivalenceKey(const PodSpec& pod) {
   std::string key;
@@ -93,21 +123,7 @@ std::string EquivalenceKey(const PodSpec& pod) {
     key.append(reinterpret_cast<const char*>(&nanos), sizeof(nanos));
   }
   key.push_back('\x1d');
-  AppendLabels(&key, pod.node_selector);
-  if (pod.required_node_affinity.has_value()) {
-    for (const NodeSelectorTerm& t : pod.required_node_affinity->terms) {
-      AppendRequirements(&key, t.match_expressions);
-      AppendRequirements(&key, t.match_fields);
-    }
-  } else {
-    key.push_back('-');
-  }
-  key.push_back('\x1d');
-  for (const Toleration& t : pod.tolerations) {
-    absl::StrAppend(&key, t.key, "\x1f", static_cast<int>(t.op), "\x1f", t.value, "\x1f",
-                    t.effect.has_value() ? static_cast<int>(*t.effect) : -1, "\x1e");
-  }
-  key.push_back('\x1d');
+  AppendNodeSelection(&key, pod);
   for (const HostPort& p : pod.host_ports) {
     absl::StrAppend(&key, p.protocol, "/", p.host_ip, ":", p.port, "\x1e");
   }

@@ -106,9 +106,8 @@ struct PodSpec {
   // this message and never planned for.
   absl::Status invalid;
 
-  // `requests` in the slots every resource catalog shares, when they all have one
-  // (ResourceCatalog::FixedVector): read once, as every loop's snapshots ask for it.
-  Memo<std::optional<ResourceVector>> fixed_requests;
+  Memo<std::optional<ResourceVector>> fixed_requests;  // FixedRequests
+  Memo<std::string> node_selection_key;                // NodeSelectionKey
 
   std::string Key() const { return namespace_name + "/" + name; }
   // Whether a term of this pod's selects `other` (its labels and namespace).
@@ -118,6 +117,15 @@ struct PodSpec {
 // A string equal for two pods exactly when the scheduler cannot tell them apart: the same
 // controller, namespace, labels and scheduling-relevant spec.
 std::string EquivalenceKey(const PodSpec& pod);
+
+// The pod's requests in the slots every resource catalog shares, when they all have one
+// (ResourceCatalog::FixedVector), else nullopt. Worked out once per pod: every loop's
+// snapshots and utilization ask for it.
+const std::optional<ResourceVector>& FixedRequests(const PodSpec& pod);
+
+// A string equal for two pods when a node's labels, taints and cordon admit both or neither:
+// their node selector, required node affinity and tolerations. Worked out once per pod.
+const std::string& NodeSelectionKey(const PodSpec& pod);
 
 }  // namespace gpua
 

@@ -5,9 +5,11 @@
 #ifndef GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 #define GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/gpu/gpu_predicates.h"
 
@@ -30,10 +32,15 @@ class RemovalSimulator {
   int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                std::string* why_not);
 
+  // Whether a node's labels, taints and cordon let pods of one NodeSelectionKey on.
+  enum class Admission : int8_t { kUnknown, kAdmitted, kRefused };
+  std::vector<Admission>& AdmissionsFor(const PodSpec& pod);
+
   ClusterSnapshot& snapshot_;
   const GpuPolicy policy_;
   std::vector<bool> excluded_;
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
+  absl::flat_hash_map<std::string, std::vector<Admission>> admissions_;  // by node
 };
 
 }  // namespace gpua

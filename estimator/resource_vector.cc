@@ -26,13 +26,17 @@ ResourceCatalog::ResourceCatalog() {
   for (absl::string_view name : kFixedNames) Intern(name);
 }
 
+int ResourceCatalog::FixedSlot(absl::string_view name) {
+  const absl::string_view* fixed = std::find(std::begin(kFixedNames), std::end(kFixedNames), name);
+  return fixed == std::end(kFixedNames) ? -1 : static_cast<int>(fixed - std::begin(kFixedNames));
+}
+
 std::optional<ResourceVector> ResourceCatalog::FixedVector(const ResourceList& list) {
   ResourceVector v;
   for (const auto& [name, quantity] : list) {
-    const absl::string_view* fixed =
-        std::find(std::begin(kFixedNames), std::end(kFixedNames), name);
-    if (fixed == std::end(kFixedNames)) return std::nullopt;
-    Put(v, static_cast<int>(fixed - std::begin(kFixedNames)), quantity);
+    const int slot = FixedSlot(name);
+    if (slot < 0) return std::nullopt;
+    Put(v, slot, quantity);
   }
   return v;
 }

@@ -33,6 +33,8 @@ class ResourceCatalog {
   // The vector of `list` in any catalog when all its names have fixed slots, else nullopt:
   // worked out once per pod, not once per snapshot.
   static std::optional<ResourceVector> FixedVector(const ResourceList& list);
+  // The fixed slot of `name`, or -1.
+  static int FixedSlot(absl::string_view name);
 
   // The slot of `name`, added if new; slots never move.
   int Intern(absl::string_view name);

@@ -64,5 +64,22 @@ TEST_CASE("a cpu node is as used as the larger of cpu and memory, DaemonSets as 
   CHECK(u.cpu == Approx(0.25));
 }
 
+TEST_CASE("pods with and without unusual resources are summed alike", "[utilization]") {
+  const GpuInventory l4 =
+      Inventory({{"nvidia.com/gpu.product", "NVIDIA-L4"}, {"nvidia.com/gpu.count", "4"}}, {});
+  const ResourceList alloc = Res({{"cpu", "8"}, {"memory", "32Gi"}, {"nvidia.com/gpu", "4"}});
+  const PodSpec plain = Pod("plain", Res({{"cpu", "2"}, {"nvidia.com/gpu", "1"}}), "a");
+  const PodSpec odd = Pod("odd",
+                          Res({{"cpu", "1500m"},
+                               {"memory", "8Gi"},
+                               {"nvidia.com/gpu", "2"},
+                               {"example.com/fpga", "1"}}),
+                          "b");
+  const NodeUtilization u = ComputeUtilization(alloc, &l4, nullptr, {{&plain}, {&odd}}, false);
+  CHECK(u.gpu == Approx(0.75));
+  CHECK(u.cpu == Approx(3.5 / 8));
+  CHECK(u.memory == Approx(0.25));
+}
+
 }  // namespace
 }  // namespace gpua

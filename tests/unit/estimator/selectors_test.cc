@@ -114,5 +114,19 @@ TEST_CASE("pods with the same controller and spec share an equivalence key", "[p
   CHECK(EquivalenceKey(a) != EquivalenceKey(b));
 }
 
+TEST_CASE("pods a node's labels and taints admit alike share a node selection key", "[pod]") {
+  PodSpec a = testing::Pod("a", Res({{"cpu", "1"}}), "rs");
+  PodSpec b = testing::Pod("b", Res({{"cpu", "4"}}), "other");
+  a.node_selector["pool"] = "p1";
+  b.node_selector["pool"] = "p1";
+  CHECK(NodeSelectionKey(a) == NodeSelectionKey(b));
+  PodSpec tolerant = b;  // a copy works its own key out
+  tolerant.tolerations.push_back(testing::TolerateGpu());
+  CHECK(NodeSelectionKey(tolerant) != NodeSelectionKey(a));
+  PodSpec elsewhere = b;
+  elsewhere.node_selector["pool"] = "p2";
+  CHECK(NodeSelectionKey(elsewhere) != NodeSelectionKey(a));
+}
+
 }  // namespace
 }  // namespace gpua
