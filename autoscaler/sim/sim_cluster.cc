@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
 
@@ -13,8 +13,11 @@ namespace {
 // What the AWS Node Termination Handler puts on a node under a reclaim notice.
 const Taint kNoticeTaint{"aws-node-termination-handler/spot-itn", "true", TaintEffect::kNoSchedule};
 
-std::string NodeName(const std::string& provider_id) {
-  return absl::StrReplaceAll(provider_id, {{"sim://", ""}, {"/", "-"}});
+std::string NodeName(absl::string_view provider_id) {
+  absl::ConsumePrefix(&provider_id, "sim://");
+  std::string name(provider_id);
+  std::replace(name.begin(), name.end(), '/', '-');
+  return name;
 }
 
 std::string JobKey(const PodSpec& pod) {
@@ -101,17 +104,22 @@ absl::Status SimCluster::ChangeNode(const std::string& name,
 
 bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
   bool changed = false;
-  std::set<std::string> alive;
+  // Runs after every controller loop: nodes are marked found, not collected into a set.
+  ++sync_round_;
+  const absl::Time now = clock_.Now();
   for (const Machine& m : machines) {
     const std::string name = NodeName(m.provider_id);
-    alive.insert(name);
-    const bool ready = clock_.Now() >= m.gpu_ready_at;
+    const bool ready = now >= m.gpu_ready_at;
     const bool noticed = m.reclaim_at.has_value();
     auto it = nodes_.find(name);
     if (it == nodes_.end()) {
       AddNode(name, m, ready, noticed);
+      nodes_.at(name).synced = sync_round_;
       changed = true;
-    } else if (it->second.gpus_ready != ready || it->second.noticed != noticed) {
+      continue;
+    }
+    it->second.synced = sync_round_;
+    if (it->second.gpus_ready != ready || it->second.noticed != noticed) {
       SimNode& node = it->second;
       node.gpus_ready = ready;
       node.noticed = noticed;
@@ -124,7 +132,7 @@ bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
   }
   std::vector<std::string> gone;
   for (const auto& [name, node] : nodes_) {
-    if (!alive.contains(name)) gone.push_back(name);
+    if (node.synced != sync_round_) gone.push_back(name);
   }
   for (const std::string& name : gone) RemoveNode(name);
   return changed || !gone.empty();

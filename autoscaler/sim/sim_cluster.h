@@ -40,6 +40,7 @@ struct SimNode {
   std::set<std::string> pods;
   bool gpus_ready = false;
   bool noticed = false;
+  int64_t synced = 0;  // the last SyncNodes round that found its machine
   // The scheduler's verdicts on this node as it is now, by pod shape: 1 admits, 0 not, -1
   // not yet asked. Cleared whenever its labels, taints or allocatable change.
   mutable std::vector<int8_t> admits;
@@ -158,6 +159,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::string, SimPod> pods_;
   std::map<std::pair<absl::Time, int64_t>, std::string> pending_;  // (created, seq) -> pod
   int64_t seq_ = 0;
+  int64_t sync_round_ = 0;
   // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
   std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;
