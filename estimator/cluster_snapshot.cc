@@ -15,10 +15,8 @@ std::optional<absl::string_view> SimNode::TopologyValue(absl::string_view key) c
 
 ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(nodes)) {
   nodes_.reserve(source_.size());
-  for (const Node& n : source_) {
+  for (Node& n : source_) {
     auto props = std::make_shared<NodeProps>();
-    props->labels = n.labels;
-    props->taints = n.taints;
     props->unschedulable = n.unschedulable;
     props->group_id = n.group_id;
     // A running node's labels say how its GPUs are shared; if they cannot be read, its
@@ -30,10 +28,15 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
           ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
       if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
     }
+    // Moved, not copied: the source is kept only for its pods, and every loop builds
+    // snapshots of every node.
+    props->labels = std::move(n.labels);
+    props->taints = std::move(n.taints);
     SimNode sim;
     sim.name = n.name;
     sim.props = std::move(props);
-    sim.allocatable = catalog_.ToVector(n.allocatable);
+    std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
+    sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
     sim.free = sim.allocatable;
     for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
       SubtractFrom(sim.free, PodRequest(*pod));

@@ -87,7 +87,7 @@ class ClusterSnapshot {
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
 
   ResourceCatalog catalog_;
-  std::vector<Node> source_;  // owns the existing nodes' pods
+  std::vector<Node> source_;  // owns the existing nodes' pods; labels and taints moved out
   std::vector<SimNode> nodes_;
   std::vector<Change> journal_;
   std::vector<size_t> marks_;
