@@ -23,20 +23,23 @@ std::vector<RemovalSimulator::Admission>& RemovalSimulator::AdmissionsFor(const 
 
 int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                                std::string* why_not) {
+  // Pods of one selection are admitted or refused alike by a node's labels and taints; with
+  // many pods and nodes that verdict was most of the work. Once a reason is kept, a node
+  // known to refuse is passed over before anything else is looked at.
   std::vector<Admission>& admits = AdmissionsFor(pod);
   for (size_t n = 0; n < snapshot_.size(); ++n) {
     if (n == leaving || excluded_[n]) continue;
+    if (admits[n] == Admission::kRefused && !why_not->empty()) continue;
     const SimNode& node = snapshot_.node(n);
     // Most nodes are too full: the cheap test first, the scheduler's checks after.
     if (CopiesThatFit(request, node.free, 1) == 0) continue;
-    // Pods of one selection are admitted or refused alike by a node's labels and taints;
-    // with many pods and nodes that verdict was most of the work.
-    if (admits[n] == Admission::kUnknown) {
-      admits[n] = CheckNodeStatic(pod, *node.props, node.name).has_value() ? Admission::kRefused
-                                                                           : Admission::kAdmitted;
+    std::optional<std::string> reason;
+    if (admits[n] != Admission::kAdmitted) {
+      reason = CheckNodeStatic(pod, *node.props, node.name);
+      admits[n] = reason.has_value() ? Admission::kRefused : Admission::kAdmitted;
     }
-    if (admits[n] == Admission::kRefused && !why_not->empty()) continue;
-    std::optional<std::string> reason = CheckFit(pod, request, snapshot_, n);
+    if (!reason) reason = CheckResources(snapshot_.catalog(), request, node.free);
+    if (!reason) reason = CheckPodInteractions(pod, snapshot_, n);
     if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);
     if (!reason) return static_cast<int>(n);
     if (why_not->empty()) *why_not = absl::StrCat(*reason, " on node ", node.name);
