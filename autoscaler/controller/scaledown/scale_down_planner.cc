@@ -21,6 +21,7 @@ struct SnapshotNodes {
 SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state) {
   SnapshotNodes out;
   out.index.assign(state.nodes.size(), -1);
+  out.nodes.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
     if (s.condition != NodeCondition::kReady) continue;
@@ -163,8 +164,10 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
       if (layout == nullptr || l.name == s.mig_layout) layout = &l;
     }
   }
+  const std::vector<PodPtr>& on_node = view.PodsOn(n.node.name);
   std::vector<PodUse> pods;
-  for (const PodPtr& p : view.PodsOn(n.node.name)) {
+  pods.reserve(on_node.size());
+  for (const PodPtr& p : on_node) {
     if (p->phase == "Succeeded" || p->phase == "Failed") continue;
     pods.push_back({&p->spec, p->daemonset(), p->mirror});
   }

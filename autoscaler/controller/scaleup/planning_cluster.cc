@@ -38,9 +38,15 @@ std::vector<std::shared_ptr<const PodSpec>> PodsOn(const ClusterView& view,
 
 Node FromNode(const NodeObject& n, std::vector<std::shared_ptr<const PodSpec>> pods,
               const std::string& group, const std::vector<std::string>& ignored) {
-  Node out = n.node;
-  out.annotations = n.annotations;
+  // Field by field: every loop builds every node twice, and what is replaced or not read
+  // (the annotations, once the GPU inventory is read) need not be copied first.
+  Node out;
+  out.name = n.node.name;
+  out.labels = n.node.labels;
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
+  out.allocatable = n.node.allocatable;
+  out.unschedulable = n.node.unschedulable;
+  out.upcoming = n.node.upcoming;
   out.group_id = group;
   out.pods = std::move(pods);
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
@@ -176,6 +182,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
       templates[g] = PlanningTemplate(*p.node_template, daemonset_pods, ignored_taints);
     }
   }
+  out.nodes.reserve(state.nodes.size());
   for (const NodeStatus& s : state.nodes) {
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
     const std::string group_id = group != nullptr ? group->id : "";
