@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/base/call_once.h"
+#include "absl/synchronization/mutex.h"
 
 namespace gpua {
 
@@ -33,6 +34,36 @@ class Memo {
   struct State {
     absl::once_flag once;
     std::optional<T> value;
+  };
+  mutable std::optional<State> state_{std::in_place};
+};
+
+// A value worked out for a key, kept until it is asked for with another key: for what is read
+// off an object with settings that rarely change (the same flags every loop).
+template <typename Key, typename T>
+class KeyedMemo {
+ public:
+  KeyedMemo() = default;
+  KeyedMemo(const KeyedMemo&) {}
+  KeyedMemo& operator=(const KeyedMemo&) {
+    state_.emplace();
+    return *this;
+  }
+
+  // A copy of the value: another thread may replace it once the lock is released.
+  template <typename Compute>
+  T Get(const Key& key, Compute&& compute) const {
+    absl::MutexLock lock(&state_->mu);
+    if (!state_->last.has_value() || state_->last->first != key) {
+      state_->last.emplace(key, std::forward<Compute>(compute)());
+    }
+    return state_->last->second;
+  }
+
+ private:
+  struct State {
+    absl::Mutex mu;
+    std::optional<std::pair<Key, T>> last;
   };
   mutable std::optional<State> state_{std::in_place};
 };

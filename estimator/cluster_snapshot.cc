@@ -13,28 +13,27 @@ std::optional<absl::string_view> SimNode::TopologyValue(absl::string_view key) c
   return absl::string_view(it->second);
 }
 
+std::shared_ptr<const NodeProps> ClusterSnapshot::PropsOf(Node& n) {
+  auto props = std::make_shared<NodeProps>();
+  props->unschedulable = n.unschedulable;
+  props->group_id = n.group_id;
+  // A running node's labels say how its GPUs are shared; if they cannot be read, its
+  // advertised resources still count, only the sharing rules are not checked.
+  absl::StatusOr<std::optional<GpuInventory>> gpu =
+      ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
+  if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
+  // Moved, not copied: the source is kept only for its pods.
+  props->labels = std::move(n.labels);
+  props->taints = std::move(n.taints);
+  return props;
+}
+
 ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(nodes)) {
   nodes_.reserve(source_.size());
   for (Node& n : source_) {
-    auto props = std::make_shared<NodeProps>();
-    props->unschedulable = n.unschedulable;
-    props->group_id = n.group_id;
-    // A running node's labels say how its GPUs are shared; if they cannot be read, its
-    // advertised resources still count, only the sharing rules are not checked.
-    if (n.gpus.has_value()) {
-      props->gpu = *n.gpus;
-    } else {
-      absl::StatusOr<std::optional<GpuInventory>> gpu =
-          ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
-      if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
-    }
-    // Moved, not copied: the source is kept only for its pods, and every loop builds
-    // snapshots of every node.
-    props->labels = std::move(n.labels);
-    props->taints = std::move(n.taints);
     SimNode sim;
     sim.name = n.name;
-    sim.props = std::move(props);
+    sim.props = n.props != nullptr ? n.props : PropsOf(n);
     std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
     sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
     sim.free = sim.allocatable;

@@ -16,15 +16,6 @@
 
 namespace gpua {
 
-// What does not change while pods come and go; shared by every node made from a template.
-struct NodeProps {
-  Labels labels;
-  std::vector<Taint> taints;
-  bool unschedulable = false;
-  std::string group_id;
-  std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs, or none that could be read
-};
-
 struct SimNode {
   std::string name;
   std::shared_ptr<const NodeProps> props;
@@ -87,6 +78,9 @@ class ClusterSnapshot {
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
 
   ResourceCatalog catalog_;
+  // A node's props from its fields, which move into them.
+  static std::shared_ptr<const NodeProps> PropsOf(Node& n);
+
   std::vector<Node> source_;  // owns the existing nodes' pods; labels and taints moved out
   std::vector<SimNode> nodes_;
   std::vector<Change> journal_;

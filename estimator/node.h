@@ -31,6 +31,15 @@ struct NodeTemplate {
   std::vector<PodSpec> daemonset_pods;
 };
 
+// What does not change while pods come and go; shared by every node made from a template.
+struct NodeProps {
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  std::string group_id;
+  std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs, or none that could be read
+};
+
 struct Node {
   std::string name;
   Labels labels;
@@ -45,9 +54,10 @@ struct Node {
   // Shared, not copied: a cluster's pods are read into every loop's snapshots, and the
   // pointers may alias the pod objects the informers hold.
   std::vector<std::shared_ptr<const PodSpec>> pods;
-  // Its GPU inventory (null: none, or none that could be read) when the caller has read it
-  // already; unset: the snapshot reads it from the labels, annotations and allocatable.
-  std::optional<std::shared_ptr<const GpuInventory>> gpus;
+  // When set, what the scheduler's checks read (labels, taints, cordon, GPUs), worked out by
+  // the caller and shared; the fields above it then need not be filled. Unset: the snapshot
+  // works it out from them, reading the GPUs from labels, annotations and allocatable.
+  std::shared_ptr<const NodeProps> props;
 };
 
 // Node group as the estimator needs it: sizes, price and what its nodes look like.

@@ -36,22 +36,33 @@ std::vector<std::shared_ptr<const PodSpec>> PodsOn(const ClusterView& view,
   return out;
 }
 
+// What every planning node of `n` shares: name, allocatable, group and pods.
 Node FromNode(const NodeObject& n, std::vector<std::shared_ptr<const PodSpec>> pods,
-              const std::string& group, const std::vector<std::string>& ignored) {
-  // Field by field: every loop builds every node twice, and what is replaced or not read
-  // (the annotations, once the GPU inventory is read) need not be copied first.
+              const std::string& group) {
   Node out;
   out.name = n.node.name;
-  out.labels = n.node.labels;
-  out.taints = WithoutStartupTaints(n.node.taints, ignored);
   out.allocatable = n.node.allocatable;
   out.unschedulable = n.node.unschedulable;
   out.upcoming = n.node.upcoming;
   out.group_id = group;
   out.pods = std::move(pods);
-  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
-  out.gpus = gpus.ok() ? *gpus : nullptr;
   return out;
+}
+
+// The labels, taints less the start-up ones, cordon and GPUs of a running node, worked out
+// once per Node object: every loop plans with every node twice.
+std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::string& group,
+                                               const std::vector<std::string>& ignored) {
+  return n.planning_props.Get({group, ignored}, [&] {
+    auto props = std::make_shared<NodeProps>();
+    props->labels = n.node.labels;
+    props->taints = WithoutStartupTaints(n.node.taints, ignored);
+    props->unschedulable = n.node.unschedulable;
+    props->group_id = group;
+    const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
+    if (gpus.ok()) props->gpu = *gpus;
+    return std::shared_ptr<const NodeProps>(std::move(props));
+  });
 }
 
 const NamedMigLayout* FindLayout(const GpuInventory& gpus, absl::string_view name) {
@@ -80,11 +91,12 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
                   std::vector<std::shared_ptr<const PodSpec>> pods,
                   const std::vector<std::string>& ignored) {
   const NodeObject& n = *s.node;
-  Node out = FromNode(n, std::move(pods), g.id, ignored);
+  // The template's labels and GPUs join the node's: the snapshot reads them from the fields.
+  Node out = FromNode(n, std::move(pods), g.id);
   const NodeTemplate& t = *g.node_template;
   out.labels = Overlay(t.labels, n.node.labels);
   out.annotations = Overlay(t.annotations, n.annotations);
-  out.gpus.reset();  // the template's labels and GPUs join the node's: read them again
+  out.taints = WithoutStartupTaints(n.node.taints, ignored);
   const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
   if (g.gpus.has_value()) {
     out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);
@@ -99,7 +111,9 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
 
 Node ExistingNode(const NodeObject& n, const ClusterView& view, const std::string& group,
                   const std::vector<std::string>& ignored_taints) {
-  return FromNode(n, PodsOn(view, n.node.name), group, ignored_taints);
+  Node out = FromNode(n, PodsOn(view, n.node.name), group);
+  out.props = PlanningProps(n, group, ignored_taints);
+  return out;
 }
 
 namespace {

@@ -46,5 +46,17 @@ TEST_CASE("threads asking at once share one computation", "[memo]") {
   for (const std::vector<int>* v : seen) CHECK(v == seen[0]);
 }
 
+TEST_CASE("a keyed memo keeps its value while asked with the same key", "[memo]") {
+  KeyedMemo<std::string, int> memo;
+  int calls = 0;
+  const auto compute = [&] { return ++calls; };
+  CHECK(memo.Get("a", compute) == 1);
+  CHECK(memo.Get("a", compute) == 1);
+  CHECK(memo.Get("b", compute) == 2);
+  CHECK(memo.Get("a", compute) == 3);
+  KeyedMemo<std::string, int> copy = memo;
+  CHECK(copy.Get("a", compute) == 4);
+}
+
 }  // namespace
 }  // namespace gpua
