@@ -17,12 +17,23 @@ NodeUsage TemplateUsage(const ProviderGroup& g, const std::string& gpu_label) {
 
 }  // namespace
 
-NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
-                  const std::string& gpu_label) {
+namespace {
+
+// Cores, memory and GPU type: what does not depend on reading the GPUs.
+NodeUsage UsageBesideGpus(const Labels& labels, const ResourceList& capacity,
+                          const std::string& gpu_label) {
   NodeUsage u;
   u.cores = CeilCores(capacity.Get(kResourceCpu));
   u.memory_bytes = capacity.Get(kResourceMemory).Value();
   if (auto it = labels.find(gpu_label); it != labels.end()) u.gpu_type = it->second;
+  return u;
+}
+
+}  // namespace
+
+NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
+                  const std::string& gpu_label) {
+  NodeUsage u = UsageBesideGpus(labels, capacity, gpu_label);
   absl::StatusOr<std::optional<GpuInventory>> gpus =
       ReadGpuInventory(labels, annotations, capacity, "node");
   if (gpus.ok() && gpus->has_value()) {
@@ -35,17 +46,13 @@ NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const Resourc
 
 NodeUsage UsageOf(const NodeObject& n, const std::string& gpu_label) {
   const ResourceList& capacity = n.capacity.empty() ? n.node.allocatable : n.capacity;
-  // The node's own GPU reading is of its allocatable; with another capacity, read that.
+  // The node's own GPU reading, kept on the object, is of its allocatable: it serves when
+  // the capacity says the same.
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
-  if (&capacity != &n.node.allocatable && !(capacity == n.node.allocatable)) {
+  if (!gpus.ok() || *gpus == nullptr || !(capacity == n.node.allocatable)) {
     return UsageOf(n.node.labels, n.annotations, capacity, gpu_label);
   }
-  if (!gpus.ok() || *gpus == nullptr)
-    return UsageOf(n.node.labels, n.annotations, capacity, gpu_label);
-  NodeUsage u;
-  u.cores = CeilCores(capacity.Get(kResourceCpu));
-  u.memory_bytes = capacity.Get(kResourceMemory).Value();
-  if (auto it = n.node.labels.find(gpu_label); it != n.node.labels.end()) u.gpu_type = it->second;
+  NodeUsage u = UsageBesideGpus(n.node.labels, capacity, gpu_label);
   u.gpus = (*gpus)->physical_count;
   return u;
 }
