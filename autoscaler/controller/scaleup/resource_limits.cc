@@ -15,10 +15,6 @@ NodeUsage TemplateUsage(const ProviderGroup& g, const std::string& gpu_label) {
                  g.node_template->allocatable, gpu_label);
 }
 
-}  // namespace
-
-namespace {
-
 // Cores, memory and GPU type: what does not depend on reading the GPUs.
 NodeUsage UsageBesideGpus(const Labels& labels, const ResourceList& capacity,
                           const std::string& gpu_label) {
@@ -29,6 +25,15 @@ NodeUsage UsageBesideGpus(const Labels& labels, const ResourceList& capacity,
   return u;
 }
 
+// Physical GPUs when their sharing could be read (`read` null: none to read), else the
+// device plugin's advertised units.
+int64_t GpuCount(const GpuInventory* read, const ResourceList& capacity) {
+  if (read != nullptr) return read->physical_count;
+  int64_t units = 0;
+  for (const auto& [name, q] : GpuPart(capacity)) units += q.Value();
+  return units;
+}
+
 }  // namespace
 
 NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const ResourceList& capacity,
@@ -36,11 +41,7 @@ NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const Resourc
   NodeUsage u = UsageBesideGpus(labels, capacity, gpu_label);
   absl::StatusOr<std::optional<GpuInventory>> gpus =
       ReadGpuInventory(labels, annotations, capacity, "node");
-  if (gpus.ok() && gpus->has_value()) {
-    u.gpus = (*gpus)->physical_count;
-  } else {  // GPUs we cannot read the sharing of count as the device plugin's units
-    for (const auto& [name, q] : GpuPart(capacity)) u.gpus += q.Value();
-  }
+  u.gpus = GpuCount(gpus.ok() && gpus->has_value() ? &**gpus : nullptr, capacity);
   return u;
 }
 
@@ -49,11 +50,11 @@ NodeUsage UsageOf(const NodeObject& n, const std::string& gpu_label) {
   // The node's own GPU reading, kept on the object, is of its allocatable: it serves when
   // the capacity says the same.
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
-  if (!gpus.ok() || *gpus == nullptr || !(capacity == n.node.allocatable)) {
+  if (!gpus.ok() || !(capacity == n.node.allocatable)) {
     return UsageOf(n.node.labels, n.annotations, capacity, gpu_label);
   }
   NodeUsage u = UsageBesideGpus(n.node.labels, capacity, gpu_label);
-  u.gpus = (*gpus)->physical_count;
+  u.gpus = GpuCount(gpus->get(), capacity);
   return u;
 }
 
