@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "estimator/node_room.h"
+
 namespace gpua {
 
 std::optional<absl::string_view> SimNode::TopologyValue(absl::string_view key) const {
@@ -34,17 +36,30 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
     SimNode sim;
     sim.name = n.name;
     sim.props = n.props != nullptr ? n.props : PropsOf(n);
-    std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
-    sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
-    sim.free = sim.allocatable;
-    for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
-      SubtractFrom(sim.free, PodRequest(*pod));
-      sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
-      sim.pods.push_back(pod.get());
-      NotePlaced(nodes_.size(), pod.get());
+    if (n.room != nullptr && n.props != nullptr) {
+      TakeRoom(*n.room, sim);
+    } else {
+      std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
+      sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
+      sim.free = sim.allocatable;
+      for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
+        SubtractFrom(sim.free, PodRequest(*pod));
+        sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+        sim.pods.push_back(pod.get());
+        NotePlaced(nodes_.size(), pod.get());
+      }
     }
     nodes_.push_back(std::move(sim));
   }
+}
+
+void ClusterSnapshot::TakeRoom(const NodeRoom& room, SimNode& sim) {
+  sim.allocatable = room.allocatable;
+  sim.free = room.free;
+  sim.ports = room.ports;
+  sim.pods = room.pods;
+  if (!room.any_anti_affinity) return;
+  for (const PodSpec* pod : room.pods) NotePlaced(nodes_.size(), pod);
 }
 
 void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies) {
@@ -53,8 +68,8 @@ void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies
 }
 
 ResourceVector ClusterSnapshot::PodRequest(const PodSpec& pod) {
-  const std::optional<ResourceVector>& fixed = FixedRequests(pod);
-  ResourceVector v = fixed.has_value() ? *fixed : catalog_.ToVector(pod.requests);
+  if (std::optional<ResourceVector> fixed = FixedPodRequest(pod)) return *std::move(fixed);
+  ResourceVector v = catalog_.ToVector(pod.requests);
   if (v.size() <= ResourceCatalog::kPods) v.resize(ResourceCatalog::kPods + 1, 0);
   v[ResourceCatalog::kPods] = 1;
   return v;

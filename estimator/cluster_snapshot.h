@@ -76,6 +76,8 @@ class ClusterSnapshot {
     ResourceVector request;
   };
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
+  // Fills `sim`, the next node, from a room worked out before.
+  void TakeRoom(const NodeRoom& room, SimNode& sim);
 
   ResourceCatalog catalog_;
   // A node's props from its fields, which move into them.

@@ -16,6 +16,7 @@
 namespace gpua {
 
 struct GpuInventory;
+struct NodeRoom;
 
 inline constexpr absl::string_view kLabelHostname = "kubernetes.io/hostname";
 inline constexpr absl::string_view kLabelZone = "topology.kubernetes.io/zone";
@@ -58,6 +59,9 @@ struct Node {
   // the caller and shared; the fields above it then need not be filled. Unset: the snapshot
   // works it out from them, reading the GPUs from labels, annotations and allocatable.
   std::shared_ptr<const NodeProps> props;
+  // When set, its allocatable and pods as a snapshot takes them (node_room.h), worked out by
+  // the caller and shared; with `props` set too, `allocatable` and `pods` need not be filled.
+  std::shared_ptr<const NodeRoom> room;
 };
 
 // Node group as the estimator needs it: sizes, price and what its nodes look like.

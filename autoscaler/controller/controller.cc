@@ -103,6 +103,7 @@ LoopReport Controller::RunOnce(absl::Time now) {
       std::vector<double> gpu_use;
       Timed(report, "scaleDown", [&] { gpu_use = RunScaleDown(view, report, now); });
       CountIdleGpus(view, gpu_use, report);
+      node_rooms_.ForgetUnused();
       absl::flat_hash_set<std::string> pending_uids;
       for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
       pod_events_.Keep(pending_uids);
@@ -125,8 +126,8 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
   std::vector<PodPtr> remaining = pending;
   // Each round plans the pods of groups that failed in the round before, without them.
   for (size_t round = 0; !remaining.empty() && round <= report.state.groups.size(); ++round) {
-    ScaleUpDecision decision =
-        scale_up_planner_.Plan(view, report.state, remaining, *expander, added, excluded);
+    ScaleUpDecision decision = scale_up_planner_.Plan(view, report.state, remaining, *expander,
+                                                      added, excluded, node_rooms_);
     if (round == 0) report.fit_existing = static_cast<int>(decision.fit_existing.size());
     without.insert(without.end(), decision.without.begin(), decision.without.end());
     std::vector<ScaleUpOutcome> outcomes =
@@ -187,8 +188,8 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
       scale_down_clock_.last_scale_up = std::max(scale_down_clock_.last_scale_up, s.node->created);
     }
   }
-  const ScaleDownPlan plan =
-      scale_down_planner_.Plan(view, state, scale_down_clock_, report.fit_existing, now);
+  const ScaleDownPlan plan = scale_down_planner_.Plan(view, state, scale_down_clock_,
+                                                      report.fit_existing, now, node_rooms_);
   report.scale_down = plan.status;
   report.next_removal_due = plan.next_due;
   report.scale_down_cooldown = plan.cooldown;

@@ -22,6 +22,7 @@
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
 #include "autoscaler/controller/mig_layouts.h"
 #include "autoscaler/controller/node_group_backoff.h"
+#include "autoscaler/controller/node_room_cache.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
@@ -77,6 +78,7 @@ class Controller {
   ClusterStateBuilder state_builder_;
   StaleInstanceCleaner stale_cleaner_;
   MigLayoutAssigner mig_layouts_;
+  NodeRoomCache node_rooms_;  // shared by the planners, kept across loops
   ScaleUpPlanner scale_up_planner_;
   ScaleUpActuator scale_up_actuator_;
   StatusReporter status_;

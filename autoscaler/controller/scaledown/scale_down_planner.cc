@@ -18,7 +18,8 @@ struct SnapshotNodes {
   std::vector<int> index;  // state node -> snapshot node, -1 when not in it
 };
 
-SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state) {
+SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
+                          NodeRoomCache& rooms) {
   SnapshotNodes out;
   out.index.assign(state.nodes.size(), -1);
   out.nodes.reserve(state.nodes.size());
@@ -27,7 +28,7 @@ SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state) {
     if (s.condition != NodeCondition::kReady) continue;
     const std::string group = s.group >= 0 ? state.groups[s.group].id() : "";
     out.index[i] = static_cast<int>(out.nodes.size());
-    out.nodes.push_back(ExistingNode(*s.node, view, group, {}));
+    out.nodes.push_back(ExistingNode(s.node, view, group, {}, rooms));
   }
   return out;
 }
@@ -243,7 +244,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
 
 ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
                                      const ScaleDownClock& clock, int pods_for_existing_nodes,
-                                     absl::Time now) {
+                                     absl::Time now, NodeRoomCache& rooms) {
   ScaleDownPlan plan;
   plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
@@ -259,7 +260,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   const DrainRules rules{options_.skip_nodes_with_local_storage,
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
-  Judging j(view, state, rules, TargetNodes(view, state));
+  Judging j(view, state, rules, TargetNodes(view, state, rooms));
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);

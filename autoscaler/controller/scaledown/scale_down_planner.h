@@ -20,6 +20,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/node_room_cache.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/node_utilization.h"
 
@@ -85,9 +86,11 @@ class ScaleDownPlanner {
       : options_(options), limits_(limits) {}
 
   // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
-  // scheduler has yet to bind them); while there are any, no removal starts.
+  // scheduler has yet to bind them); while there are any, no removal starts. `rooms`: the
+  // running nodes' rooms, kept across loops.
   ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
-                     const ScaleDownClock& clock, int pods_for_existing_nodes, absl::Time now);
+                     const ScaleDownClock& clock, int pods_for_existing_nodes, absl::Time now,
+                     NodeRoomCache& rooms);
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,

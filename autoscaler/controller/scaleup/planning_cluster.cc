@@ -25,27 +25,13 @@ Labels Overlay(const Labels& base, const Labels& over) {
   return out;
 }
 
-// Pods that take room on a node: bound and not finished.
-// Each shares its pod object's ownership: nothing is copied.
-std::vector<std::shared_ptr<const PodSpec>> PodsOn(const ClusterView& view,
-                                                   const std::string& node) {
-  std::vector<std::shared_ptr<const PodSpec>> out;
-  for (const PodPtr& p : view.PodsOn(node)) {
-    if (p->phase != "Succeeded" && p->phase != "Failed") out.emplace_back(p, &p->spec);
-  }
-  return out;
-}
-
-// What every planning node of `n` shares: name, allocatable, group and pods.
-Node FromNode(const NodeObject& n, std::vector<std::shared_ptr<const PodSpec>> pods,
-              const std::string& group) {
+// What every planning node of `n` shares: name, group, cordon.
+Node FromNode(const NodeObject& n, const std::string& group) {
   Node out;
   out.name = n.node.name;
-  out.allocatable = n.node.allocatable;
   out.unschedulable = n.node.unschedulable;
   out.upcoming = n.node.upcoming;
   out.group_id = group;
-  out.pods = std::move(pods);
   return out;
 }
 
@@ -92,7 +78,8 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
                   const std::vector<std::string>& ignored) {
   const NodeObject& n = *s.node;
   // The template's labels and GPUs join the node's: the snapshot reads them from the fields.
-  Node out = FromNode(n, std::move(pods), g.id);
+  Node out = FromNode(n, g.id);
+  out.pods = std::move(pods);
   const NodeTemplate& t = *g.node_template;
   out.labels = Overlay(t.labels, n.node.labels);
   out.annotations = Overlay(t.annotations, n.annotations);
@@ -109,10 +96,15 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
 
 }  // namespace
 
-Node ExistingNode(const NodeObject& n, const ClusterView& view, const std::string& group,
-                  const std::vector<std::string>& ignored_taints) {
-  Node out = FromNode(n, PodsOn(view, n.node.name), group);
-  out.props = PlanningProps(n, group, ignored_taints);
+Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
+                  const std::vector<std::string>& ignored_taints, NodeRoomCache& rooms) {
+  Node out = FromNode(*n, group);
+  out.props = PlanningProps(*n, group, ignored_taints);
+  out.room = rooms.RoomOf(n, view);
+  if (out.room == nullptr) {
+    out.allocatable = n->node.allocatable;
+    out.pods = PodsTakingRoom(view, n->node.name);
+  }
   return out;
 }
 
@@ -185,7 +177,8 @@ NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
 PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     const std::vector<std::string>& ignored_taints) {
+                                     const std::vector<std::string>& ignored_taints,
+                                     NodeRoomCache& rooms) {
   PlanningCluster out;
   std::vector<const PodSpec*> daemonset_pods;
   for (const DaemonSetPtr& ds : view.daemonsets) daemonset_pods.push_back(&ds->pod);
@@ -201,10 +194,11 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
     const std::string group_id = group != nullptr ? group->id : "";
     if (s.condition == NodeCondition::kReady) {
-      out.nodes.push_back(ExistingNode(*s.node, view, group_id, ignored_taints));
+      out.nodes.push_back(ExistingNode(s.node, view, group_id, ignored_taints, rooms));
     } else if (s.condition == NodeCondition::kNotStarted && group != nullptr &&
                group->node_template.has_value()) {
-      out.nodes.push_back(StartingNode(s, *group, PodsOn(view, s.node->node.name), ignored_taints));
+      out.nodes.push_back(
+          StartingNode(s, *group, PodsTakingRoom(view, s.node->node.name), ignored_taints));
     }
   }
   for (size_t g = 0; g < state.groups.size(); ++g) {

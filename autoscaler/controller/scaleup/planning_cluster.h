@@ -13,6 +13,7 @@
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/node_room_cache.h"
 #include "estimator/node.h"
 
 namespace gpua {
@@ -29,7 +30,8 @@ struct PlanningCluster {
 PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     const std::vector<std::string>& ignored_taints);
+                                     const std::vector<std::string>& ignored_taints,
+                                     NodeRoomCache& rooms);
 
 // The taints a node carries only while it starts (not-ready, uninitialized, and the
 // start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
@@ -37,9 +39,9 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
 bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored = {});
 
 // A registered node as the estimator sees it: start-up taints dropped, the pods bound to it
-// that take room (not finished) on it. Scale-down simulates on these too.
-Node ExistingNode(const NodeObject& n, const ClusterView& view, const std::string& group,
-                  const std::vector<std::string>& ignored_taints);
+// that take room (not finished) on it, its room from `rooms`. Scale-down simulates on these too.
+Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
+                  const std::vector<std::string>& ignored_taints, NodeRoomCache& rooms);
 
 // A group's template as new nodes will be: start-up taints dropped, DaemonSet pods on it.
 NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,

@@ -8,11 +8,12 @@ namespace gpua {
 ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState& state,
                                      const std::vector<PodPtr>& pending, Expander& expander,
                                      const std::map<std::string, int>& added,
-                                     const std::set<std::string>& excluded) const {
+                                     const std::set<std::string>& excluded,
+                                     NodeRoomCache& rooms) const {
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
-      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints);
+      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints, rooms);
   std::vector<PodSpec> pods;
   pods.reserve(pending.size());
   for (const PodPtr& p : pending) pods.push_back(p->spec);

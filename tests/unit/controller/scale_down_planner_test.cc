@@ -66,7 +66,8 @@ struct Fixture {
     ClusterStateBuilder builder(state_options);
     state = builder.Build(view, provider, backoff, now);
     ScaleDownPlanner planner(options, limits);
-    return planner.Plan(view, state, ScaleDownClock{}, pods_for_existing_nodes, now);
+    NodeRoomCache rooms;
+    return planner.Plan(view, state, ScaleDownClock{}, pods_for_existing_nodes, now, rooms);
   }
   ClusterState state;
 };
@@ -190,10 +191,11 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   ClusterStateBuilder builder(f.state_options);
   f.state = builder.Build(f.view, f.provider, f.backoff, kNow);
   ScaleDownPlanner planner(f.options, f.limits);
+  NodeRoomCache rooms;
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
     const ScaleDownPlan plan =
-        planner.Plan(f.view, f.state, ScaleDownClock{}, 0, kNow + absl::Seconds(10 * loop));
+        planner.Plan(f.view, f.state, ScaleDownClock{}, 0, kNow + absl::Seconds(10 * loop), rooms);
     REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
     order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
     CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark

@@ -1,0 +1,123 @@
+// The running nodes' rooms kept from loop to loop: shared while nothing on the node changed,
+// worked out again when it did, and the same snapshot either way.
+#include "autoscaler/controller/node_room_cache.h"
+
+#include <catch2/catch.hpp>
+
+#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "estimator/cluster_snapshot.h"
+#include "tests/unit/controller/controller_test_util.h"
+
+namespace gpua {
+namespace {
+
+using testing::H100Template;
+using testing::NodeOf;
+using testing::Res;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+PodPtr BoundPod(const std::string& name, const std::string& node, ResourceList requests,
+                const std::string& phase = "Running") {
+  auto p = std::make_shared<PodObject>();
+  p->spec.namespace_name = "ml";
+  p->spec.name = name;
+  p->spec.node_name = node;
+  p->spec.requests = std::move(requests);
+  p->phase = phase;
+  return p;
+}
+
+ClusterView ViewOf(NodePtr node, std::vector<PodPtr> pods) {
+  ClusterView view;
+  view.nodes.push_back(std::move(node));
+  for (PodPtr& p : pods) view.AddPod(std::move(p));
+  return view;
+}
+
+TEST_CASE("a node's room is shared while its node object and pods stay the same") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  const PodPtr a = BoundPod("a", "h100-0", Res({{"cpu", "10"}, {"nvidia.com/gpu", "2"}}));
+  const PodPtr done = BoundPod("done", "h100-0", Res({{"cpu", "50"}}), "Succeeded");
+  NodeRoomCache rooms;
+  const std::shared_ptr<const NodeRoom> first = rooms.RoomOf(node, ViewOf(node, {a, done}));
+  REQUIRE(first != nullptr);
+  CHECK(rooms.RoomOf(node, ViewOf(node, {a, done})) == first);
+  // A finished pod takes no room; the one running takes its requests and one pod slot.
+  CHECK(first->pods.size() == 1);
+  CHECK(first->free[ResourceCatalog::kCpu] == 180'000);
+  CHECK(first->free[ResourceCatalog::kNvidiaGpu] == 6);
+  CHECK(first->free[ResourceCatalog::kPods] == 109);
+}
+
+TEST_CASE("a node's room is worked out again when a pod comes, goes or is replaced") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
+  NodeRoomCache rooms;
+  const auto before = rooms.RoomOf(node, ViewOf(node, {a}));
+  // The same pod as a new object (its status changed): the cache does not look inside.
+  const PodPtr a2 = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "3"}}));
+  const auto replaced = rooms.RoomOf(node, ViewOf(node, {a2}));
+  CHECK(replaced != before);
+  CHECK(replaced->free[ResourceCatalog::kNvidiaGpu] == 5);
+  const auto emptied = rooms.RoomOf(node, ViewOf(node, {}));
+  CHECK(emptied->free[ResourceCatalog::kNvidiaGpu] == 8);
+  // A new Node object (its allocatable changed) is worked out again too.
+  auto grown = std::make_shared<NodeObject>(*node);
+  grown->node.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(16));
+  CHECK(rooms.RoomOf(grown, ViewOf(grown, {}))->free[ResourceCatalog::kNvidiaGpu] == 16);
+}
+
+TEST_CASE("nodes not asked for in a loop are forgotten") {
+  NodeRoomCache rooms;
+  const NodePtr n0 = NodeOf("n0", H100Template(), kNow);
+  const NodePtr n1 = NodeOf("n1", H100Template(), kNow);
+  rooms.RoomOf(n0, ViewOf(n0, {}));
+  rooms.RoomOf(n1, ViewOf(n1, {}));
+  rooms.ForgetUnused();
+  CHECK(rooms.size() == 2);
+  rooms.RoomOf(n0, ViewOf(n0, {}));
+  rooms.ForgetUnused();
+  CHECK(rooms.size() == 1);
+}
+
+TEST_CASE("a resource without a fixed slot leaves the node to the snapshot, with the same room") {
+  NodeTemplate t = H100Template();
+  t.allocatable.Set("example.com/fpga", Quantity::FromUnits(2));
+  const NodePtr node = NodeOf("fpga-0", t, kNow);
+  const PodPtr p = BoundPod("p", "fpga-0", Res({{"example.com/fpga", "1"}, {"cpu", "1"}}));
+  const ClusterView view = ViewOf(node, {p});
+  NodeRoomCache rooms;
+  CHECK(rooms.RoomOf(node, view) == nullptr);
+  const Node planned = ExistingNode(node, view, "fpga", {}, rooms);
+  CHECK(planned.room == nullptr);
+  ClusterSnapshot snapshot({planned});
+  const int fpga = snapshot.catalog().Intern("example.com/fpga");
+  CHECK(At(snapshot.node(0).free, static_cast<size_t>(fpga)) == 1);
+  CHECK(snapshot.node(0).pods.size() == 1);
+}
+
+TEST_CASE("a snapshot from a kept room equals one worked out from the node's own fields") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  PodPtr p = BoundPod("p", "h100-0", Res({{"cpu", "4"}, {"memory", "8Gi"}}));
+  auto ported = std::make_shared<PodObject>(*BoundPod("q", "h100-0", Res({{"cpu", "1"}})));
+  ported->spec.host_ports.push_back({"TCP", "", 8080});
+  const ClusterView view = ViewOf(node, {p, ported});
+  NodeRoomCache rooms;
+  Node kept = ExistingNode(node, view, "h100", {}, rooms);
+  REQUIRE(kept.room != nullptr);
+  Node fields = kept;
+  fields.room = nullptr;
+  fields.allocatable = node->node.allocatable;
+  fields.pods = PodsTakingRoom(view, "h100-0");
+  ClusterSnapshot from_room({kept});
+  ClusterSnapshot from_fields({fields});
+  CHECK(from_room.node(0).free == from_fields.node(0).free);
+  CHECK(from_room.node(0).allocatable == from_fields.node(0).allocatable);
+  CHECK(from_room.node(0).pods == from_fields.node(0).pods);
+  CHECK(from_room.node(0).ports.size() == 1);
+  CHECK(from_fields.node(0).ports.size() == 1);
+}
+
+}  // namespace
+}  // namespace gpua
