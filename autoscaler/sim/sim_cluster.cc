@@ -79,6 +79,7 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   node.props = std::move(props);
   node.object = std::make_shared<const NodeObject>(std::move(object));
   node.admits.clear();
+  ++room_version_;
 }
 
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {
@@ -310,6 +311,7 @@ bool SimCluster::IsBound(const std::string& key) const {
 
 bool SimCluster::MarkUnschedulable(const std::string& key) {
   SimPod& pod = pods_.at(key);
+  pod.found_no_node_at = room_version_;
   if (pod.object->unschedulable) return false;
   UpdatePod(pod, [](PodObject& p) { p.unschedulable = true; });
   return true;
@@ -366,6 +368,7 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
     if (pod.object->spec.gang.has_value()) --gang_bound_[pod.object->spec.gang->name];
     SimNode& node = n->second;
     node.free += pod.request;
+    ++room_version_;
     node.pods.erase(key);
     if (pod.gpus > 0) {
       const std::string& group = node.group->config->spec.id;

@@ -58,6 +58,9 @@ struct SimPod {
   std::string node;
   double gpus = 0;  // physical GPUs it uses on its node
   bool stopping = false;
+  // The cluster's room_version() when the scheduler last found no node for it: until room
+  // is made, it would find none again.
+  int64_t found_no_node_at = -1;
 };
 
 // What the report reads.
@@ -113,9 +116,15 @@ class SimCluster : public ClusterSource, public KubeWriter {
   const std::map<std::pair<absl::Time, int64_t>, std::string>& pending() const { return pending_; }
   const std::map<std::string, SimNode>& nodes() const { return nodes_; }
   const SimPod& pod(const std::string& key) const { return pods_.at(key); }
+  const std::map<std::string, SimPod>& pods() const { return pods_; }
+  // Goes up whenever room may have been made for a pending pod: a bound pod left, or a node
+  // came or changed (its taints, labels, cordon or what it advertises). Binding only takes
+  // room, so it leaves the version as it is.
+  int64_t room_version() const { return room_version_; }
   bool IsBound(const std::string& key) const;
   void Bind(const std::string& key, const std::string& node);
-  // Marks it PodScheduled=False/Unschedulable; true when it was not marked before.
+  // Marks it PodScheduled=False/Unschedulable, found no node at this room_version(); true
+  // when it was not marked before.
   bool MarkUnschedulable(const std::string& key);
 
   // Physical GPUs the pods of each group use now.
@@ -160,6 +169,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::pair<absl::Time, int64_t>, std::string> pending_;  // (created, seq) -> pod
   int64_t seq_ = 0;
   int64_t sync_round_ = 0;
+  int64_t room_version_ = 0;
   // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
   std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;

@@ -98,19 +98,25 @@ int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
 }
 
 int SimScheduler::Run(SimCluster& cluster) {
-  std::vector<std::string> order;
+  // The pods map's own keys and entries: nothing leaves it during a pass.
+  std::vector<std::pair<const std::string*, const SimPod*>> order;
   std::map<std::string, std::vector<std::string>> gangs;
   for (const auto& [when, key] : cluster.pending()) {
-    order.push_back(key);
-    const SimPod& pod = cluster.pod(key);
+    const auto& [k, pod] = *cluster.pods().find(key);
+    order.emplace_back(&k, &pod);
     if (pod.object->spec.gang.has_value()) gangs[pod.object->spec.gang->name].push_back(key);
   }
   int marked = 0;
   std::set<int> no_room;  // shapes that found no node in this pass
   std::set<std::string> gangs_tried;
-  for (const std::string& key : order) {
-    if (cluster.IsBound(key)) continue;  // bound with its gang
-    const SimPod& pod = cluster.pod(key);
+  for (const auto& [key_ptr, pod_ptr] : order) {
+    const std::string& key = *key_ptr;
+    const SimPod& pod = *pod_ptr;
+    if (!pod.node.empty()) continue;  // bound with its gang
+    // Found no node before, and no room was made since: it finds none now (it is marked).
+    if (pod.found_no_node_at == cluster.room_version() && !pod.object->spec.gang.has_value()) {
+      continue;
+    }
     if (pod.object->spec.gang.has_value()) {
       const std::string& gang = pod.object->spec.gang->name;
       if (gangs_tried.insert(gang).second) marked += ScheduleGang(cluster, gang, gangs[gang]);
