@@ -103,7 +103,7 @@ LoopReport Controller::RunOnce(absl::Time now) {
       std::vector<double> gpu_use;
       Timed(report, "scaleDown", [&] { gpu_use = RunScaleDown(view, report, now); });
       CountIdleGpus(view, gpu_use, report);
-      node_rooms_.ForgetUnused();
+      node_cache_.ForgetUnused();
       absl::flat_hash_set<std::string> pending_uids;
       for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
       pod_events_.Keep(pending_uids);
@@ -127,7 +127,7 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
   // Each round plans the pods of groups that failed in the round before, without them.
   for (size_t round = 0; !remaining.empty() && round <= report.state.groups.size(); ++round) {
     ScaleUpDecision decision = scale_up_planner_.Plan(view, report.state, remaining, *expander,
-                                                      added, excluded, node_rooms_);
+                                                      added, excluded, node_cache_);
     if (round == 0) report.fit_existing = static_cast<int>(decision.fit_existing.size());
     without.insert(without.end(), decision.without.begin(), decision.without.end());
     std::vector<ScaleUpOutcome> outcomes =
@@ -189,7 +189,7 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
     }
   }
   const ScaleDownPlan plan = scale_down_planner_.Plan(view, state, scale_down_clock_,
-                                                      report.fit_existing, now, node_rooms_);
+                                                      report.fit_existing, now, node_cache_);
   report.scale_down = plan.status;
   report.next_removal_due = plan.next_due;
   report.scale_down_cooldown = plan.cooldown;
@@ -214,7 +214,7 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
 }
 
 void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double>& known_gpu_use,
-                               LoopReport& report) const {
+                               LoopReport& report) {
   for (size_t i = 0; i < report.state.nodes.size(); ++i) {
     const NodeStatus& s = report.state.nodes[i];
     if (s.group < 0) continue;
@@ -222,9 +222,10 @@ void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double
     if (!g.gpus.has_value()) continue;
     double used = 0;
     if (s.condition == NodeCondition::kReady) {
-      used = i < known_gpu_use.size() && known_gpu_use[i] >= 0
-                 ? known_gpu_use[i]
-                 : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization).gpu;
+      used =
+          i < known_gpu_use.size() && known_gpu_use[i] >= 0
+              ? known_gpu_use[i]
+              : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, node_cache_).gpu;
     }
     report.idle_gpus[g.id] += g.gpus->physical_count * (1 - used);
   }

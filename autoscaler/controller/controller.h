@@ -22,9 +22,9 @@
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
 #include "autoscaler/controller/mig_layouts.h"
 #include "autoscaler/controller/node_group_backoff.h"
-#include "autoscaler/controller/node_room_cache.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/running_node_cache.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
@@ -57,7 +57,7 @@ class Controller {
                                         std::vector<PodPtr> pending) const;
   // `known_gpu_use`: what scale-down found, so a node's use is worked out once a loop.
   void CountIdleGpus(const ClusterView& view, const std::vector<double>& known_gpu_use,
-                     LoopReport& report) const;
+                     LoopReport& report);
   void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
   void ReportHealth(const ClusterState& state);
@@ -78,7 +78,7 @@ class Controller {
   ClusterStateBuilder state_builder_;
   StaleInstanceCleaner stale_cleaner_;
   MigLayoutAssigner mig_layouts_;
-  NodeRoomCache node_rooms_;  // shared by the planners, kept across loops
+  RunningNodeCache node_cache_;  // what the planners read off running nodes, kept across loops
   ScaleUpPlanner scale_up_planner_;
   ScaleUpActuator scale_up_actuator_;
   StatusReporter status_;

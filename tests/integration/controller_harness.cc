@@ -166,7 +166,18 @@ void ControllerHarness::WaitForInformers() {
       budgets[b->name] = b->resource_version;
       absl::StrAppend(&seen, " budget ", b->name, "@", b->resource_version);
     }
-    return same("nodes", nodes) && same("pods", pods) && same("poddisruptionbudgets", budgets);
+    // A pod's controller unseen reads as one that is gone: the drain rules would judge it so.
+    std::map<std::string, std::map<std::string, std::string>> workloads;
+    for (const WorkloadPtr& w : view.workloads) {
+      workloads[w->kind][w->name] = w->resource_version;
+      absl::StrAppend(&seen, " ", w->kind, " ", w->name, "@", w->resource_version);
+    }
+    std::map<std::string, std::string> daemonsets;
+    for (const DaemonSetPtr& d : view.daemonsets) daemonsets[d->name] = d->resource_version;
+    return same("nodes", nodes) && same("pods", pods) && same("poddisruptionbudgets", budgets) &&
+           same("replicasets", workloads["ReplicaSet"]) &&
+           same("statefulsets", workloads["StatefulSet"]) && same("jobs", workloads["Job"]) &&
+           same("daemonsets", daemonsets);
   });
   INFO("the informers hold" << seen << "; the log: " << absl::StrJoin(log.lines(), " | "));
   REQUIRE(caught_up);

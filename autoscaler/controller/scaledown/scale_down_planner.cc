@@ -19,7 +19,7 @@ struct SnapshotNodes {
 };
 
 SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
-                          NodeRoomCache& rooms) {
+                          RunningNodeCache& rooms) {
   SnapshotNodes out;
   out.index.assign(state.nodes.size(), -1);
   out.nodes.reserve(state.nodes.size());
@@ -44,15 +44,18 @@ struct Judging {
   RemovalSimulator simulator;
   std::vector<int> budgets;
   int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
+  RunningNodeCache& cache;
 
-  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes)
+  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes,
+          RunningNodeCache& c)
       : view(v),
         state(s),
         rules(r),
         snapshot_index(std::move(nodes.index)),
         snapshot(std::move(nodes.nodes)),
         simulator(snapshot),
-        budgets(BudgetsAllowed(v)) {
+        budgets(BudgetsAllowed(v)),
+        cache(c) {
     for (size_t i = 0; i < snapshot.size(); ++i) {
       if (snapshot.node(i).props->unschedulable) simulator.Exclude(i);  // cordoned
     }
@@ -79,7 +82,7 @@ NodeJudgement Judge(int i, Judging& j) {
   }
   const bool unready = s.condition == NodeCondition::kUnready;
   if (!unready) {
-    out.utilization = UtilizationOf(s, g, j.view, g.options.ignore_daemonsets_utilization);
+    out.utilization = UtilizationOf(s, g, j.view, g.options.ignore_daemonsets_utilization, j.cache);
     out.utilization_known = true;
     const double threshold = out.utilization.gpu_node
                                  ? g.options.scale_down_gpu_utilization_threshold
@@ -153,26 +156,30 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
 }  // namespace
 
 NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,
-                              bool ignore_daemonsets) {
+                              bool ignore_daemonsets, RunningNodeCache& cache) {
   const NodeObject& n = *s.node;
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = n.Gpus();
-  const GpuInventory* gpus = own.ok() && *own != nullptr ? own->get()
-                             : g.gpus.has_value()        ? &*g.gpus
-                                                         : nullptr;
-  const NamedMigLayout* layout = nullptr;
-  if (gpus != nullptr) {
-    for (const NamedMigLayout& l : gpus->mig_layouts) {
-      if (layout == nullptr || l.name == s.mig_layout) layout = &l;
+  const bool own_gpus = own.ok() && *own != nullptr;
+  const GpuInventory* gpus = own_gpus ? own->get() : g.gpus.has_value() ? &*g.gpus : nullptr;
+  const auto compute = [&] {
+    const NamedMigLayout* layout = nullptr;
+    if (gpus != nullptr) {
+      for (const NamedMigLayout& l : gpus->mig_layouts) {
+        if (layout == nullptr || l.name == s.mig_layout) layout = &l;
+      }
     }
-  }
-  const std::vector<PodPtr>& on_node = view.PodsOn(n.node.name);
-  std::vector<PodUse> pods;
-  pods.reserve(on_node.size());
-  for (const PodPtr& p : on_node) {
-    if (p->phase == "Succeeded" || p->phase == "Failed") continue;
-    pods.push_back({&p->spec, p->daemonset(), p->mirror});
-  }
-  return ComputeUtilization(n.node.allocatable, gpus, layout, pods, ignore_daemonsets);
+    const std::vector<PodPtr>& on_node = view.PodsOn(n.node.name);
+    std::vector<PodUse> pods;
+    pods.reserve(on_node.size());
+    for (const PodPtr& p : on_node) {
+      if (p->phase == "Succeeded" || p->phase == "Failed") continue;
+      pods.push_back({&p->spec, p->daemonset(), p->mirror});
+    }
+    return ComputeUtilization(n.node.allocatable, gpus, layout, pods, ignore_daemonsets);
+  };
+  // The group's inventory belongs to this loop's provider snapshot: nothing kept is keyed by it.
+  if (!own_gpus && gpus != nullptr) return compute();
+  return cache.UtilizationOf(s.node, view, {gpus, s.mig_layout, ignore_daemonsets}, compute);
 }
 
 std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key) {
@@ -244,7 +251,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
 
 ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
                                      const ScaleDownClock& clock, int pods_for_existing_nodes,
-                                     absl::Time now, NodeRoomCache& rooms) {
+                                     absl::Time now, RunningNodeCache& nodes) {
   ScaleDownPlan plan;
   plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
@@ -260,7 +267,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   const DrainRules rules{options_.skip_nodes_with_local_storage,
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
-  Judging j(view, state, rules, TargetNodes(view, state, rooms));
+  Judging j(view, state, rules, TargetNodes(view, state, nodes), nodes);
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);

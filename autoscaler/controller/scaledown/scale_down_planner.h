@@ -20,7 +20,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/node_room_cache.h"
+#include "autoscaler/controller/running_node_cache.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/node_utilization.h"
 
@@ -73,9 +73,11 @@ struct ScaleDownClock {
   absl::Time last_failure = absl::InfinitePast();
 };
 
-// How used a node of `group` is (its own GPU inventory, else its template's).
+// How used a node of `group` is (its own GPU inventory, else its template's); kept in `cache`
+// while nothing on the node changes.
 NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group,
-                              const ClusterView& view, bool ignore_daemonsets);
+                              const ClusterView& view, bool ignore_daemonsets,
+                              RunningNodeCache& cache);
 
 // The unix time a taint of ours carries as its value; nullopt when it carries none.
 std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
@@ -86,11 +88,11 @@ class ScaleDownPlanner {
       : options_(options), limits_(limits) {}
 
   // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
-  // scheduler has yet to bind them); while there are any, no removal starts. `rooms`: the
-  // running nodes' rooms, kept across loops.
+  // scheduler has yet to bind them); while there are any, no removal starts. `nodes`: what
+  // is read off the running nodes, kept across loops.
   ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
                      const ScaleDownClock& clock, int pods_for_existing_nodes, absl::Time now,
-                     NodeRoomCache& rooms);
+                     RunningNodeCache& nodes);
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,

@@ -97,7 +97,7 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
 }  // namespace
 
 Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
-                  const std::vector<std::string>& ignored_taints, NodeRoomCache& rooms) {
+                  const std::vector<std::string>& ignored_taints, RunningNodeCache& rooms) {
   Node out = FromNode(*n, group);
   out.props = PlanningProps(*n, group, ignored_taints);
   out.room = rooms.RoomOf(n, view);
@@ -178,7 +178,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
                                      const std::vector<std::string>& ignored_taints,
-                                     NodeRoomCache& rooms) {
+                                     RunningNodeCache& rooms) {
   PlanningCluster out;
   std::vector<const PodSpec*> daemonset_pods;
   for (const DaemonSetPtr& ds : view.daemonsets) daemonset_pods.push_back(&ds->pod);

@@ -13,7 +13,7 @@
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/node_room_cache.h"
+#include "autoscaler/controller/running_node_cache.h"
 #include "estimator/node.h"
 
 namespace gpua {
@@ -31,7 +31,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
                                      const std::vector<std::string>& ignored_taints,
-                                     NodeRoomCache& rooms);
+                                     RunningNodeCache& rooms);
 
 // The taints a node carries only while it starts (not-ready, uninitialized, and the
 // start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
@@ -41,7 +41,7 @@ bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored 
 // A registered node as the estimator sees it: start-up taints dropped, the pods bound to it
 // that take room (not finished) on it, its room from `rooms`. Scale-down simulates on these too.
 Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
-                  const std::vector<std::string>& ignored_taints, NodeRoomCache& rooms);
+                  const std::vector<std::string>& ignored_taints, RunningNodeCache& rooms);
 
 // A group's template as new nodes will be: start-up taints dropped, DaemonSet pods on it.
 NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,

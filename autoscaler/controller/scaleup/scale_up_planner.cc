@@ -9,11 +9,11 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
                                      const std::vector<PodPtr>& pending, Expander& expander,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     NodeRoomCache& rooms) const {
+                                     RunningNodeCache& nodes) const {
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
-      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints, rooms);
+      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints, nodes);
   std::vector<PodSpec> pods;
   pods.reserve(pending.size());
   for (const PodPtr& p : pending) pods.push_back(p->spec);

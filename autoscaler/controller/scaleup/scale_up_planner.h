@@ -14,7 +14,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/node_room_cache.h"
+#include "autoscaler/controller/running_node_cache.h"
 #include "estimator/estimate.h"
 #include "estimator/expander.h"
 
@@ -44,11 +44,12 @@ class ScaleUpPlanner {
       : options_(options), limits_(limits) {}
 
   // `added`: nodes asked for earlier in this loop by group; `excluded`: groups that failed
-  // earlier in this loop. `rooms`: the running nodes' rooms, kept across loops.
+  // earlier in this loop. `nodes`: what is read off the
+  // running nodes, kept across loops.
   ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
                        const std::vector<PodPtr>& pending, Expander& expander,
                        const std::map<std::string, int>& added,
-                       const std::set<std::string>& excluded, NodeRoomCache& rooms) const;
+                       const std::set<std::string>& excluded, RunningNodeCache& nodes) const;
 
  private:
   const ScaleUpOptions& options_;

@@ -66,7 +66,7 @@ struct Fixture {
     ClusterStateBuilder builder(state_options);
     state = builder.Build(view, provider, backoff, now);
     ScaleDownPlanner planner(options, limits);
-    NodeRoomCache rooms;
+    RunningNodeCache rooms;
     return planner.Plan(view, state, ScaleDownClock{}, pods_for_existing_nodes, now, rooms);
   }
   ClusterState state;
@@ -191,7 +191,7 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   ClusterStateBuilder builder(f.state_options);
   f.state = builder.Build(f.view, f.provider, f.backoff, kNow);
   ScaleDownPlanner planner(f.options, f.limits);
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
     const ScaleDownPlan plan =

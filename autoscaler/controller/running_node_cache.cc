@@ -1,4 +1,4 @@
-#include "autoscaler/controller/node_room_cache.h"
+#include "autoscaler/controller/running_node_cache.h"
 
 #include <algorithm>
 
@@ -13,23 +13,31 @@ std::vector<std::shared_ptr<const PodSpec>> PodsTakingRoom(const ClusterView& vi
   return out;
 }
 
-std::shared_ptr<const NodeRoom> NodeRoomCache::RoomOf(const NodePtr& node,
-                                                      const ClusterView& view) {
-  const std::string& name = node->node.name;
-  const std::vector<PodPtr>& pods = view.PodsOn(name);
-  Entry& e = entries_[name];
+RunningNodeCache::Entry& RunningNodeCache::Current(const NodePtr& node, const ClusterView& view) {
+  const std::vector<PodPtr>& pods = view.PodsOn(node->node.name);
+  Entry& e = entries_[node->node.name];
   e.used = true;
   const bool same = e.node == node && e.pods.size() == pods.size() &&
                     std::equal(pods.begin(), pods.end(), e.pods.begin());
   if (!same) {
     e.node = node;
     e.pods = pods;
-    e.room = MakeNodeRoom(node->node.allocatable, PodsTakingRoom(view, name));
+    e.room.reset();
+    e.utilization.reset();
   }
-  return e.room;
+  return e;
 }
 
-void NodeRoomCache::ForgetUnused() {
+std::shared_ptr<const NodeRoom> RunningNodeCache::RoomOf(const NodePtr& node,
+                                                         const ClusterView& view) {
+  Entry& e = Current(node, view);
+  if (!e.room.has_value()) {
+    e.room = MakeNodeRoom(node->node.allocatable, PodsTakingRoom(view, node->node.name));
+  }
+  return *e.room;
+}
+
+void RunningNodeCache::ForgetUnused() {
   absl::erase_if(entries_, [](const auto& entry) { return !entry.second.used; });
   for (auto& [name, e] : entries_) e.used = false;
 }

@@ -1,6 +1,6 @@
 // The running nodes' rooms kept from loop to loop: shared while nothing on the node changed,
 // worked out again when it did, and the same snapshot either way.
-#include "autoscaler/controller/node_room_cache.h"
+#include "autoscaler/controller/running_node_cache.h"
 
 #include <catch2/catch.hpp>
 
@@ -39,7 +39,7 @@ TEST_CASE("a node's room is shared while its node object and pods stay the same"
   const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
   const PodPtr a = BoundPod("a", "h100-0", Res({{"cpu", "10"}, {"nvidia.com/gpu", "2"}}));
   const PodPtr done = BoundPod("done", "h100-0", Res({{"cpu", "50"}}), "Succeeded");
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   const std::shared_ptr<const NodeRoom> first = rooms.RoomOf(node, ViewOf(node, {a, done}));
   REQUIRE(first != nullptr);
   CHECK(rooms.RoomOf(node, ViewOf(node, {a, done})) == first);
@@ -53,7 +53,7 @@ TEST_CASE("a node's room is shared while its node object and pods stay the same"
 TEST_CASE("a node's room is worked out again when a pod comes, goes or is replaced") {
   const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
   const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   const auto before = rooms.RoomOf(node, ViewOf(node, {a}));
   // The same pod as a new object (its status changed): the cache does not look inside.
   const PodPtr a2 = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "3"}}));
@@ -68,8 +68,34 @@ TEST_CASE("a node's room is worked out again when a pod comes, goes or is replac
   CHECK(rooms.RoomOf(grown, ViewOf(grown, {}))->free[ResourceCatalog::kNvidiaGpu] == 16);
 }
 
+TEST_CASE("a node's utilization is kept while nothing on it and none of its key changes") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
+  RunningNodeCache cache;
+  int computed = 0;
+  const auto compute = [&] {
+    ++computed;
+    NodeUtilization u;
+    u.gpu_node = true;
+    u.gpu = 0.25 * computed;
+    return u;
+  };
+  const UtilizationKey key{nullptr, "", false};
+  CHECK(cache.UtilizationOf(node, ViewOf(node, {a}), key, compute).gpu == 0.25);
+  CHECK(cache.UtilizationOf(node, ViewOf(node, {a}), key, compute).gpu == 0.25);
+  CHECK(computed == 1);
+  // Counting DaemonSets or not is another question, and so is another MIG layout.
+  cache.UtilizationOf(node, ViewOf(node, {a}), {nullptr, "", true}, compute);
+  cache.UtilizationOf(node, ViewOf(node, {a}), {nullptr, "all-1g.10gb", true}, compute);
+  CHECK(computed == 3);
+  // A pod gone: worked out again, and the room with it.
+  const auto room = cache.RoomOf(node, ViewOf(node, {a}));
+  CHECK(cache.UtilizationOf(node, ViewOf(node, {}), key, compute).gpu == 1.0);
+  CHECK(cache.RoomOf(node, ViewOf(node, {})) != room);
+}
+
 TEST_CASE("nodes not asked for in a loop are forgotten") {
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   const NodePtr n0 = NodeOf("n0", H100Template(), kNow);
   const NodePtr n1 = NodeOf("n1", H100Template(), kNow);
   rooms.RoomOf(n0, ViewOf(n0, {}));
@@ -87,7 +113,7 @@ TEST_CASE("a resource without a fixed slot leaves the node to the snapshot, with
   const NodePtr node = NodeOf("fpga-0", t, kNow);
   const PodPtr p = BoundPod("p", "fpga-0", Res({{"example.com/fpga", "1"}, {"cpu", "1"}}));
   const ClusterView view = ViewOf(node, {p});
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   CHECK(rooms.RoomOf(node, view) == nullptr);
   const Node planned = ExistingNode(node, view, "fpga", {}, rooms);
   CHECK(planned.room == nullptr);
@@ -103,7 +129,7 @@ TEST_CASE("a snapshot from a kept room equals one worked out from the node's own
   auto ported = std::make_shared<PodObject>(*BoundPod("q", "h100-0", Res({{"cpu", "1"}})));
   ported->spec.host_ports.push_back({"TCP", "", 8080});
   const ClusterView view = ViewOf(node, {p, ported});
-  NodeRoomCache rooms;
+  RunningNodeCache rooms;
   Node kept = ExistingNode(node, view, "h100", {}, rooms);
   REQUIRE(kept.room != nullptr);
   Node fields = kept;

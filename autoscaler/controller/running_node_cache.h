@@ -1,0 +1,78 @@
+// What the planners read off each running node, kept from one loop to the next: its room
+// (estimator/node_room.h) and how used it is. Every loop plans on every node two or three
+// times, but between two loops only the nodes whose pods came or went changed: those are
+// worked out again, the rest are shared. An entry is kept by identity: the same Node object
+// and the same pod objects on it (the caches hand out a new object for every change, and the
+// entry holds the old ones, so an address is never reused while it is compared).
+#ifndef GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
+#define GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "estimator/node_room.h"
+#include "estimator/node_utilization.h"
+
+namespace gpua {
+
+// The pods bound to `node` that take room on it (not finished), sharing the pod objects.
+std::vector<std::shared_ptr<const PodSpec>> PodsTakingRoom(const ClusterView& view,
+                                                           const std::string& node);
+
+// What a node's utilization depends on besides the node and its pods. `gpus` must be the
+// node's own inventory (NodeObject::Gpus(), kept alive by the node) or null.
+struct UtilizationKey {
+  const GpuInventory* gpus = nullptr;
+  std::string mig_layout;
+  bool ignore_daemonsets = false;
+  bool operator==(const UtilizationKey& o) const {
+    return std::tie(gpus, mig_layout, ignore_daemonsets) ==
+           std::tie(o.gpus, o.mig_layout, o.ignore_daemonsets);
+  }
+};
+
+class RunningNodeCache {
+ public:
+  // The room of `node` with the pods `view` has bound to it; null when some amount has no
+  // fixed resource slot (the snapshot then works it out itself).
+  std::shared_ptr<const NodeRoom> RoomOf(const NodePtr& node, const ClusterView& view);
+
+  // How used `node` is with the pods `view` has bound to it: `compute()` when nothing is
+  // kept for this node, its pods and `key`.
+  template <typename Compute>
+  NodeUtilization UtilizationOf(const NodePtr& node, const ClusterView& view,
+                                const UtilizationKey& key, Compute&& compute) {
+    Entry& e = Current(node, view);
+    if (!e.utilization.has_value() || !(e.utilization->first == key)) {
+      e.utilization.emplace(key, compute());
+    }
+    return e.utilization->second;
+  }
+
+  // Forgets the nodes not asked for since the last call, so nodes gone hold no memory.
+  void ForgetUnused();
+
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    NodePtr node;
+    std::vector<PodPtr> pods;  // as the view listed them, finished ones too
+    std::optional<std::shared_ptr<const NodeRoom>> room;
+    std::optional<std::pair<UtilizationKey, NodeUtilization>> utilization;
+    bool used = false;
+  };
+  // The node's entry, emptied when the node object or its pods are not the ones it holds.
+  Entry& Current(const NodePtr& node, const ClusterView& view);
+
+  absl::flat_hash_map<std::string, Entry> entries_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
