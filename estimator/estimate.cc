@@ -13,6 +13,7 @@
 #include "estimator/placement.h"
 #include "estimator/pod_class.h"
 #include "estimator/predicates.h"
+#include "estimator/static_admissions.h"
 
 namespace gpua {
 namespace {
@@ -38,16 +39,20 @@ int64_t GangMembersOnNodes(const ClusterSnapshot& snapshot, const std::string& n
 
 // Places what of class `c` fits on the first `existing` nodes, first fit in node order.
 void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existing,
-                          const GpuPolicy& policy, std::vector<ExistingPlacement>& placed) {
+                          const GpuPolicy& policy, StaticAdmissions& admissions,
+                          std::vector<ExistingPlacement>& placed) {
   int64_t checks = 0;
+  std::vector<StaticAdmissions::Verdict>& admits = admissions.For(*c.pod);
   for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
     // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
     // (nobody reads why an existing node did not take a pod).
+    if (admits[n] == StaticAdmissions::Verdict::kRefused) continue;
     if (CopiesThatFit(c.request, snapshot.node(n).free, 1) == 0) continue;
+    if (!admissions.Admits(*c.pod, admits, n)) continue;
     const NodeProps& props = *snapshot.node(n).props;
     if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
     std::optional<std::string> ignored;
-    const int64_t copies = PlaceOnNode(c, snapshot, n, true, &checks, &ignored);
+    const int64_t copies = PlaceOnNode(c, snapshot, n, false, &checks, &ignored);
     for (int64_t i = 0; i < copies; ++i)
       placed.push_back({c.members[c.next++], snapshot.node(n).name});
   }
@@ -58,6 +63,7 @@ void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existin
 void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
                      const GpuPolicy& policy, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
+  StaticAdmissions admissions(snapshot);             // of the first `existing` nodes, which stay
   std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
   for (size_t ci = 0; ci < classes.size(); ++ci) {
     PodClass& c = classes[ci];
@@ -65,7 +71,7 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
       gangs[c.pod->gang->name].push_back(ci);
       continue;
     }
-    PlaceClassOnExisting(c, snapshot, existing, policy, plan.on_existing);
+    PlaceClassOnExisting(c, snapshot, existing, policy, admissions, plan.on_existing);
   }
   // A gang whose nodes are coming up (or that fits beside others) needs no new node: were
   // it planned only on new nodes, each loop would ask for more while the first ones boot.
@@ -81,7 +87,7 @@ void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
     std::vector<ExistingPlacement> placed;
     for (size_t ci : members) {
       next_before.push_back(classes[ci].next);
-      PlaceClassOnExisting(classes[ci], snapshot, existing, policy, placed);
+      PlaceClassOnExisting(classes[ci], snapshot, existing, policy, admissions, placed);
     }
     if (static_cast<int64_t>(placed.size()) >= needed) {
       snapshot.Commit();

@@ -9,16 +9,11 @@ RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy)
     : snapshot_(snapshot),
       policy_(std::move(policy)),
       excluded_(snapshot.size(), false),
-      received_(snapshot.size()) {}
+      received_(snapshot.size()),
+      admissions_(snapshot) {}
 
 void RemovalSimulator::Exclude(size_t node) {
   if (node < excluded_.size()) excluded_[node] = true;
-}
-
-std::vector<RemovalSimulator::Admission>& RemovalSimulator::AdmissionsFor(const PodSpec& pod) {
-  std::vector<Admission>& admits = admissions_[NodeSelectionKey(pod)];
-  admits.resize(snapshot_.size(), Admission::kUnknown);
-  return admits;
 }
 
 int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
@@ -26,18 +21,16 @@ int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request
   // Pods of one selection are admitted or refused alike by a node's labels and taints; with
   // many pods and nodes that verdict was most of the work. Once a reason is kept, a node
   // known to refuse is passed over before anything else is looked at.
-  std::vector<Admission>& admits = AdmissionsFor(pod);
+  using Verdict = StaticAdmissions::Verdict;
+  std::vector<Verdict>& admits = admissions_.For(pod);
   for (size_t n = 0; n < snapshot_.size(); ++n) {
     if (n == leaving || excluded_[n]) continue;
-    if (admits[n] == Admission::kRefused && !why_not->empty()) continue;
+    if (admits[n] == Verdict::kRefused && !why_not->empty()) continue;
     const SimNode& node = snapshot_.node(n);
     // Most nodes are too full: the cheap test first, the scheduler's checks after.
     if (CopiesThatFit(request, node.free, 1) == 0) continue;
     std::optional<std::string> reason;
-    if (admits[n] != Admission::kAdmitted) {
-      reason = CheckNodeStatic(pod, *node.props, node.name);
-      admits[n] = reason.has_value() ? Admission::kRefused : Admission::kAdmitted;
-    }
+    if (!admissions_.Admits(pod, admits, n)) reason = CheckNodeStatic(pod, *node.props, node.name);
     if (!reason) reason = CheckResources(snapshot_.catalog(), request, node.free);
     if (!reason) reason = CheckPodInteractions(pod, snapshot_, n);
     if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);

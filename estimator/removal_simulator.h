@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/gpu/gpu_predicates.h"
+#include "estimator/static_admissions.h"
 
 namespace gpua {
 
@@ -32,15 +32,11 @@ class RemovalSimulator {
   int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                std::string* why_not);
 
-  // Whether a node's labels, taints and cordon let pods of one NodeSelectionKey on.
-  enum class Admission : int8_t { kUnknown, kAdmitted, kRefused };
-  std::vector<Admission>& AdmissionsFor(const PodSpec& pod);
-
   ClusterSnapshot& snapshot_;
   const GpuPolicy policy_;
   std::vector<bool> excluded_;
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
-  absl::flat_hash_map<std::string, std::vector<Admission>> admissions_;  // by node
+  StaticAdmissions admissions_;
 };
 
 }  // namespace gpua

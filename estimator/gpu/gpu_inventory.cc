@@ -365,39 +365,56 @@ ResourceList GpuInventory::Advertised(const NamedMigLayout* layout) const {
   return out;
 }
 
-std::vector<std::string> GpuInventory::ResourceNames() const {
-  std::vector<std::string> names;
-  if (sharing == GpuSharing::kMig) {
-    for (const NamedMigLayout& l : mig_layouts) {
-      for (const auto& [name, q] : Advertised(&l)) names.push_back(name);
+const std::vector<std::string>& GpuInventory::ResourceNames() const {
+  return resource_names.Get([&] {
+    std::vector<std::string> names;
+    if (sharing == GpuSharing::kMig) {
+      for (const NamedMigLayout& l : mig_layouts) {
+        for (const auto& [name, q] : Advertised(&l)) names.push_back(name);
+      }
+    } else {
+      for (const auto& [name, q] : Advertised()) names.push_back(name);
     }
-  } else {
-    for (const auto& [name, q] : Advertised()) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  });
 }
 
-std::map<std::string, double> GpuInventory::UnitShares(const NamedMigLayout* layout) const {
+namespace {
+
+std::map<std::string, double> ComputeUnitShares(const GpuInventory& gpus,
+                                                const NamedMigLayout* layout) {
   std::map<std::string, double> share;
-  if (sharing == GpuSharing::kMig && layout != nullptr) {
-    GpuInventory one = *this;  // units and memory slices of a single GPU
+  if (gpus.sharing == GpuSharing::kMig && layout != nullptr) {
+    GpuInventory one = gpus;  // units and memory slices of a single GPU
     one.physical_count = 1;
     std::map<std::string, double> slices;
     for (const std::string& profile : layout->per_gpu) {
-      const std::string name = mig_mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
-      const double size = mig_model->Find(profile)->memory_slices;
-      slices[replicas > 1 ? absl::StrCat(name, renamed ? ".shared" : "") : name] += size;
+      const std::string name = gpus.mig_mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
+      const double size = gpus.mig_model->Find(profile)->memory_slices;
+      slices[gpus.replicas > 1 ? absl::StrCat(name, gpus.renamed ? ".shared" : "") : name] += size;
     }
     for (const auto& [name, units] : one.Advertised(layout)) {
-      share[name] = slices[name] / static_cast<double>(units.Value()) / mig_model->memory_slices;
+      share[name] =
+          slices[name] / static_cast<double>(units.Value()) / gpus.mig_model->memory_slices;
     }
     return share;
   }
-  const double per_gpu = vendor == GpuVendor::kAmd ? amd_partitions : replicas;
-  for (const auto& [name, units] : Advertised(layout)) share[name] = 1.0 / per_gpu;
+  const double per_gpu = gpus.vendor == GpuVendor::kAmd ? gpus.amd_partitions : gpus.replicas;
+  for (const auto& [name, units] : gpus.Advertised(layout)) share[name] = 1.0 / per_gpu;
   return share;
+}
+
+}  // namespace
+
+std::map<std::string, double> GpuInventory::UnitShares(const NamedMigLayout* layout) const {
+  int index = -1;  // kept only for no layout or one of this inventory's own
+  for (size_t i = 0; i < mig_layouts.size() && layout != nullptr; ++i) {
+    if (&mig_layouts[i] == layout) index = static_cast<int>(i);
+  }
+  if (layout != nullptr && index < 0) return ComputeUnitShares(*this, layout);
+  return unit_shares.Get(index, [&] { return ComputeUnitShares(*this, layout); });
 }
 
 double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/memo.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "estimator/gpu/mig_geometry.h"
 #include "estimator/labels.h"
@@ -67,11 +68,17 @@ struct GpuInventory {
   bool reconfigurable() const { return mig_layouts.size() > 1; }
   // The resources the device plugin advertises, with `layout` for a MIG node.
   ResourceList Advertised(const NamedMigLayout* layout = nullptr) const;
-  // The resource names a pod asks for to get (a share of) these GPUs.
-  std::vector<std::string> ResourceNames() const;
+  // The resource names a pod asks for to get (a share of) these GPUs. Worked out once per
+  // inventory: every placement check asks. Change a copy, not an inventory already asked.
+  const std::vector<std::string>& ResourceNames() const;
   // Per advertised resource (with `layout` for a MIG node), the part of one physical GPU a
-  // unit stands for: 1/R of a GPU for a time-sliced share, 3/8 for a 3g MIG device.
+  // unit stands for: 1/R of a GPU for a time-sliced share, 3/8 for a 3g MIG device. Kept for
+  // the last layout of this inventory's own asked for.
   std::map<std::string, double> UnitShares(const NamedMigLayout* layout = nullptr) const;
+
+  Memo<std::vector<std::string>> resource_names;  // ResourceNames
+  // UnitShares by index into mig_layouts, -1 for none.
+  KeyedMemo<int, std::map<std::string, double>> unit_shares;
 };
 
 // How much of a node's physical GPUs pods use, 0 to 1, from what they request: a node whose

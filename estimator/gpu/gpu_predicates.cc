@@ -27,7 +27,7 @@ bool AsksForAny(const PodSpec& pod, const std::vector<std::string>& names) {
 std::optional<std::string> CheckGpuFit(const PodSpec& pod, const GpuInventory& gpus,
                                        const GpuPolicy& policy) {
   // Computed once: the names come from the inventory's advertised resources.
-  const std::vector<std::string> names = gpus.ResourceNames();
+  const std::vector<std::string>& names = gpus.ResourceNames();
   if (!AsksForAny(pod, names)) return std::nullopt;
   const int64_t shares = LargestShareRequest(pod, names);
   if (gpus.sharing == GpuSharing::kTimeSlicing && gpus.fail_requests_greater_than_one &&
