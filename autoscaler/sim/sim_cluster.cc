@@ -80,6 +80,7 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   node.object = std::make_shared<const NodeObject>(std::move(object));
   node.admits.clear();
   ++room_version_;
+  ++nodes_version_;
 }
 
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {
@@ -166,6 +167,7 @@ void SimCluster::RemoveNode(const std::string& name) {
   const std::set<std::string> pods = it->second.pods;
   for (const std::string& key : pods) Recreate(Remove(key));
   nodes_.erase(name);
+  ++nodes_version_;
 }
 
 int SimCluster::BoundMembers(const std::string& gang) const {

@@ -121,6 +121,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // came or changed (its taints, labels, cordon or what it advertises). Binding only takes
   // room, so it leaves the version as it is.
   int64_t room_version() const { return room_version_; }
+  // Goes up whenever a node comes, goes, or changes what it admits.
+  int64_t nodes_version() const { return nodes_version_; }
   bool IsBound(const std::string& key) const;
   void Bind(const std::string& key, const std::string& node);
   // Marks it PodScheduled=False/Unschedulable, found no node at this room_version(); true
@@ -170,6 +172,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   int64_t seq_ = 0;
   int64_t sync_round_ = 0;
   int64_t room_version_ = 0;
+  int64_t nodes_version_ = 0;
   // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
   std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;

@@ -48,13 +48,29 @@ double SimScheduler::Score(const SimNode& node, const ResourceList& free, const 
   return scoring_ == Scoring::kLeastAllocated ? left : -left;
 }
 
+const SimScheduler::NodeList& SimScheduler::AdmittingNodes(const SimCluster& cluster,
+                                                           const SimPod& pod) {
+  const size_t shape = static_cast<size_t>(pod.arrival->shape_id);
+  if (admitting_.size() <= shape) admitting_.resize(shape + 1);
+  Admitting& a = admitting_[shape];
+  if (a.nodes_version != cluster.nodes_version()) {
+    a.nodes.clear();
+    for (const auto& [name, node] : cluster.nodes()) {
+      if (Admits(name, node, pod)) a.nodes.emplace_back(&name, &node);
+    }
+    a.nodes_version = cluster.nodes_version();
+  }
+  return a.nodes;
+}
+
 std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
                                    const Claims& claims) {
   const std::string* best = nullptr;
   bool best_avoided = true;
   double best_score = 0;
-  for (const auto& [name, node] : cluster.nodes()) {
-    if (!Admits(name, node, pod)) continue;
+  for (const auto& [name_ptr, node_ptr] : AdmittingNodes(cluster, pod)) {
+    const std::string& name = *name_ptr;
+    const SimNode& node = *node_ptr;
     auto claimed = claims.find(name);
     const ResourceList& free = claimed == claims.end() ? node.free : claimed->second;
     if (!pod.request.FitsWithin(free)) continue;

@@ -37,12 +37,20 @@ class SimScheduler {
   // Whether the node's labels, taints, cordon and GPUs admit the pod (remembered on the node
   // until it changes).
   bool Admits(const std::string& name, const SimNode& node, const SimPod& pod);
+  // The nodes that admit pods of the pod's shape, in name order: most pods fit few pools.
+  using NodeList = std::vector<std::pair<const std::string*, const SimNode*>>;
+  const NodeList& AdmittingNodes(const SimCluster& cluster, const SimPod& pod);
   int ScheduleGang(SimCluster& cluster, const std::string& gang,
                    const std::vector<std::string>& members);
   double Score(const SimNode& node, const ResourceList& free, const SimPod& pod) const;
 
   const Scoring scoring_;
   const GpuPolicy policy_;
+  struct Admitting {
+    int64_t nodes_version = -1;  // the cluster's when `nodes` was listed
+    NodeList nodes;
+  };
+  std::vector<Admitting> admitting_;  // by pod shape
 };
 
 }  // namespace gpua::sim
