@@ -19,25 +19,38 @@ void RemovalSimulator::Exclude(size_t node) {
 int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                                std::string* why_not) {
   // Pods of one selection are admitted or refused alike by a node's labels and taints; with
-  // many pods and nodes that verdict was most of the work. Once a reason is kept, a node
+  // many pods and nodes that verdict was most of the work. Once a node has refused, one
   // known to refuse is passed over before anything else is looked at.
   using Verdict = StaticAdmissions::Verdict;
   std::vector<Verdict>& admits = admissions_.For(pod);
+  int first_refusal = -1;  // its reason is worked out only when no node takes the pod
   for (size_t n = 0; n < snapshot_.size(); ++n) {
     if (n == leaving || excluded_[n]) continue;
-    if (admits[n] == Verdict::kRefused && !why_not->empty()) continue;
-    const SimNode& node = snapshot_.node(n);
+    if (admits[n] == Verdict::kRefused && first_refusal >= 0) continue;
     // Most nodes are too full: the cheap test first, the scheduler's checks after.
-    if (CopiesThatFit(request, node.free, 1) == 0) continue;
-    std::optional<std::string> reason;
-    if (!admissions_.Admits(pod, admits, n)) reason = CheckNodeStatic(pod, *node.props, node.name);
-    if (!reason) reason = CheckResources(snapshot_.catalog(), request, node.free);
-    if (!reason) reason = CheckPodInteractions(pod, snapshot_, n);
-    if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);
-    if (!reason) return static_cast<int>(n);
-    if (why_not->empty()) *why_not = absl::StrCat(*reason, " on node ", node.name);
+    if (CopiesThatFit(request, snapshot_.node(n).free, 1) == 0) continue;
+    const bool admitted = admissions_.Admits(pod, admits, n);
+    if (admitted && !WhyNotOn(pod, request, n, admitted).has_value()) return static_cast<int>(n);
+    if (first_refusal < 0) first_refusal = static_cast<int>(n);
+  }
+  if (first_refusal >= 0) {
+    const size_t n = static_cast<size_t>(first_refusal);
+    *why_not = absl::StrCat(WhyNotOn(pod, request, n, admits[n] == Verdict::kAdmitted).value_or(""),
+                            " on node ", snapshot_.node(n).name);
   }
   return -1;
+}
+
+std::optional<std::string> RemovalSimulator::WhyNotOn(const PodSpec& pod,
+                                                      const ResourceVector& request, size_t n,
+                                                      bool admitted) const {
+  const SimNode& node = snapshot_.node(n);
+  std::optional<std::string> reason;
+  if (!admitted) reason = CheckNodeStatic(pod, *node.props, node.name);
+  if (!reason) reason = CheckResources(snapshot_.catalog(), request, node.free);
+  if (!reason) reason = CheckPodInteractions(pod, snapshot_, n);
+  if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);
+  return reason;
 }
 
 bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods,

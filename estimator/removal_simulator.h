@@ -31,6 +31,9 @@ class RemovalSimulator {
   // The first node that takes `pod`, or -1.
   int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                std::string* why_not);
+  // Why node `n` does not take `pod` (its labels and taints left out when `admitted`).
+  std::optional<std::string> WhyNotOn(const PodSpec& pod, const ResourceVector& request, size_t n,
+                                      bool admitted) const;
 
   ClusterSnapshot& snapshot_;
   const GpuPolicy policy_;
