@@ -146,6 +146,7 @@ class Run {
   absl::Time next_sample_ = kStart;
   // When the cloud's machines next change by themselves; the past: look now.
   absl::Time cloud_next_ = absl::InfinitePast();
+  int64_t cloud_changes_ = 0;  // the cloud's ChangesFromOutside() when the nodes last followed
   absl::Time horizon_;
   int64_t loops_ = 0;
   std::map<std::string, int> scale_ups_, scale_downs_;
@@ -191,7 +192,11 @@ void Run::RunLoop() {
   schedule_.LoopStarted(now);
   const LoopReport report = controller_.RunOnce(now);
   ++loops_;
-  cloud_next_ = absl::InfinitePast();  // it may have asked for or deleted machines
+  // When it asked for or deleted machines, the nodes follow at once.
+  if (const int64_t changes = cloud_.ChangesFromOutside(); changes != cloud_changes_) {
+    cloud_changes_ = changes;
+    cloud_next_ = absl::InfinitePast();
+  }
   schedule_.WakeAt(report.next_pod_eligible);
   schedule_.WakeAt(report.next_removal_due);
   for (const ScaleUpOutcome& o : report.scale_ups) {

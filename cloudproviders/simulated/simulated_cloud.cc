@@ -69,6 +69,7 @@ struct SimulatedCloud::State {
   absl::Mutex mu;
   uint64_t seed = 0;
   absl::Time quiet_until ABSL_GUARDED_BY(mu) = absl::InfinitePast();
+  int64_t touches ABSL_GUARDED_BY(mu) = 0;  // changes made from outside
   std::vector<GroupState> groups ABSL_GUARDED_BY(mu);
   absl::Status fail_with ABSL_GUARDED_BY(mu);
   int fail_count ABSL_GUARDED_BY(mu) = 0;
@@ -130,7 +131,10 @@ struct SimulatedCloud::State {
 
   // After a change made from outside (instances launched, deleted, interrupted): Advance
   // looks again even if the clock has not moved.
-  void Touch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { quiet_until = absl::InfinitePast(); }
+  void Touch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    quiet_until = absl::InfinitePast();
+    ++touches;
+  }
 
   // Moves every instance on to what it is at `now`, in order of the events. Every call to
   // the cloud starts here, many a loop: until the next due time nothing can change.
@@ -503,6 +507,11 @@ std::map<std::string, GroupBilling> SimulatedCloud::Billing() {
     }
   }
   return out;
+}
+
+int64_t SimulatedCloud::ChangesFromOutside() {
+  absl::MutexLock lock(&state_->mu);
+  return state_->touches;
 }
 
 absl::Time SimulatedCloud::NextChange() {

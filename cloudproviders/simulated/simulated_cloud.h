@@ -96,6 +96,9 @@ class SimulatedCloud : public CloudProvider {
   // runs out its notice, goes); InfiniteFuture when nothing is due. A discrete-event
   // simulation steps to it.
   absl::Time NextChange();
+  // How many changes were made from outside (instances launched, deleted, interrupted): when
+  // it has not moved, the machines change only at NextChange().
+  int64_t ChangesFromOutside();
 
   struct State;  // one group's instances and target; see the .cc
 
