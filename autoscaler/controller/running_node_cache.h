@@ -1,9 +1,9 @@
 // What the planners read off each running node, kept from one loop to the next: its room
-// (estimator/node_room.h) and how used it is. Every loop plans on every node two or three
-// times, but between two loops only the nodes whose pods came or went changed: those are
-// worked out again, the rest are shared. An entry is kept by identity: the same Node object
-// and the same pod objects on it (the caches hand out a new object for every change, and the
-// entry holds the old ones, so an address is never reused while it is compared).
+// (estimator/node_room.h), how used it is, and what it counts for against the limits. Every loop
+// plans on every node two or three times, but between two loops only the nodes whose pods came or
+// went changed: those are worked out again, the rest are shared. An entry is kept by identity: the
+// same Node object and the same pod objects on it (the caches hand out a new object for every
+// change, and the entry holds the old ones, so an address is never reused while it is compared).
 #ifndef GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 
@@ -15,6 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/scaleup/resource_limits.h"
 #include "estimator/node_room.h"
 #include "estimator/node_utilization.h"
 
@@ -54,6 +55,10 @@ class RunningNodeCache {
     return e.utilization->second;
   }
 
+  // What `node` counts for against the cluster's limits (UsageOf), kept while the node object
+  // is the same.
+  NodeUsage UsageOf(const NodePtr& node, const std::string& gpu_label);
+
   // Forgets the nodes not asked for since the last call, so nodes gone hold no memory.
   void ForgetUnused();
 
@@ -65,10 +70,13 @@ class RunningNodeCache {
     std::vector<PodPtr> pods;  // as the view listed them, finished ones too
     std::optional<std::shared_ptr<const NodeRoom>> room;
     std::optional<std::pair<UtilizationKey, NodeUtilization>> utilization;
+    std::optional<std::pair<std::string, NodeUsage>> usage;  // by GPU label
     bool used = false;
   };
   // The node's entry, emptied when the node object or its pods are not the ones it holds.
   Entry& Current(const NodePtr& node, const ClusterView& view);
+  // The node's entry, emptied when the node object is not the one it holds.
+  Entry& ForNode(const NodePtr& node);
 
   absl::flat_hash_map<std::string, Entry> entries_;
 };

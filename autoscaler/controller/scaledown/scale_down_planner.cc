@@ -306,12 +306,12 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     }
   }
   drain_judged_at_ = std::move(drain_judged_at);  // nodes gone are forgotten
-  if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, plan);
+  if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, nodes, plan);
   return plan;
 }
 
 void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
-                                      ScaleDownPlan& plan) const {
+                                      RunningNodeCache& nodes, ScaleDownPlan& plan) const {
   int in_progress = 0;
   std::vector<int> left(state.groups.size());
   for (size_t g = 0; g < state.groups.size(); ++g) {
@@ -321,7 +321,7 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
   int64_t cores = 0, memory = 0;
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
-    const NodeUsage u = UsageOf(*s.node, "");
+    const NodeUsage u = nodes.UsageOf(s.node, "");
     cores += u.cores;
     memory += u.memory_bytes;
   }
@@ -332,7 +332,7 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
     const bool unready = s.condition == NodeCondition::kUnready;
     if (now - j.unneeded_since < UnneededWait(s, state)) continue;
     if (left[s.group] - 1 < g.min_size) continue;
-    const NodeUsage u = UsageOf(*s.node, "");
+    const NodeUsage u = nodes.UsageOf(s.node, "");
     if (cores - u.cores < limits_.cores.min || memory - u.memory_bytes < limits_.memory_bytes.min) {
       continue;
     }

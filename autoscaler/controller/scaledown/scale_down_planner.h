@@ -99,7 +99,7 @@ class ScaleDownPlanner {
                        int pods_for_existing_nodes, absl::Time now) const;
   // `drains`: removals under way that still have pods to see off.
   void ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
-                      ScaleDownPlan& plan) const;
+                      RunningNodeCache& nodes, ScaleDownPlan& plan) const;
 
   // The order nodes are judged in, which is also who gets a bounded loop's drain
   // simulations: nodes due for removal first, then those judged longest ago (so every node

@@ -1,6 +1,7 @@
 #include "autoscaler/controller/scaleup/resource_limits.h"
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/controller/running_node_cache.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -59,7 +60,8 @@ NodeUsage UsageOf(const NodeObject& n, const std::string& gpu_label) {
 }
 
 std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
-                                         const std::map<std::string, int>& added) {
+                                         const std::map<std::string, int>& added,
+                                         RunningNodeCache& running) {
   const std::string& gpu_label = state.provider->gpu_label;
   int64_t nodes = 0, cores = 0, memory = 0;
   std::map<std::string, int64_t> gpus;
@@ -71,7 +73,7 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
   };
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
-    count(UsageOf(*s.node, gpu_label), 1);
+    count(running.UsageOf(s.node, gpu_label), 1);
   }
   std::vector<NodeUsage> per_group;
   for (const GroupState& g : state.groups) {

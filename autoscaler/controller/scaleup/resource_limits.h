@@ -15,6 +15,8 @@
 
 namespace gpua {
 
+class RunningNodeCache;
+
 // What one node counts for against the limits.
 struct NodeUsage {
   int64_t cores = 0;
@@ -28,8 +30,10 @@ NodeUsage UsageOf(const Labels& labels, const Labels& annotations, const Resourc
 // A registered node's: its capacity (allocatable when it reports none).
 NodeUsage UsageOf(const NodeObject& node, const std::string& gpu_label);
 
+// `running`: the running nodes' usage, kept across loops.
 std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const ClusterState& state,
-                                         const std::map<std::string, int>& added);
+                                         const std::map<std::string, int>& added,
+                                         RunningNodeCache& running);
 
 }  // namespace gpua
 

@@ -20,7 +20,7 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
 
   EstimateOptions options;
   options.max_new_nodes = options_.max_nodes_per_scaleup;
-  options.budgets = LimitBudgets(limits_, state, added);
+  options.budgets = LimitBudgets(limits_, state, added, nodes);
   ClusterSnapshot snapshot(std::move(cluster.nodes));
   const ScaleUpPlan plan = Estimate(pods, cluster.groups, snapshot, expander, options);
 

@@ -94,6 +94,24 @@ TEST_CASE("a node's utilization is kept while nothing on it and none of its key 
   CHECK(cache.RoomOf(node, ViewOf(node, {})) != room);
 }
 
+TEST_CASE("a node's usage against the limits is kept while the node object is the same") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  RunningNodeCache cache;
+  const NodeUsage usage = cache.UsageOf(node, "nvidia.com/gpu.product");
+  CHECK(usage.cores == 190);
+  CHECK(usage.gpus == 8);
+  CHECK(usage.gpu_type == "NVIDIA-H100-80GB-HBM3");
+  CHECK(cache.UsageOf(node, "").gpu_type.empty());  // another label is another question
+  // A new object for the node (it was resized) is read afresh, and its room with it.
+  const auto room = cache.RoomOf(node, ViewOf(node, {}));
+  auto resized = std::make_shared<NodeObject>(*node);
+  resized->node.allocatable.Set("cpu", *Quantity::Parse("94"));
+  resized->capacity = resized->node.allocatable;
+  CHECK(cache.UsageOf(resized, "").cores == 94);
+  CHECK(cache.RoomOf(resized, ViewOf(resized, {}))->free[ResourceCatalog::kCpu] == 94'000);
+  CHECK(room->free[ResourceCatalog::kCpu] == 190'000);
+}
+
 TEST_CASE("nodes not asked for in a loop are forgotten") {
   RunningNodeCache rooms;
   const NodePtr n0 = NodeOf("n0", H100Template(), kNow);
