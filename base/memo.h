@@ -13,16 +13,30 @@
 
 namespace gpua {
 
-template <typename T>
-class Memo {
+namespace memo_internal {
+
+// A memo's state, made anew by a copy or an assignment rather than copied.
+template <typename State>
+class FreshOnCopy {
  public:
-  Memo() = default;
-  Memo(const Memo&) {}
-  Memo& operator=(const Memo&) {
+  FreshOnCopy() = default;
+  FreshOnCopy(const FreshOnCopy&) {}
+  FreshOnCopy& operator=(const FreshOnCopy&) {
     state_.emplace();
     return *this;
   }
+  State& operator*() const { return *state_; }
+  State* operator->() const { return &*state_; }
 
+ private:
+  mutable std::optional<State> state_{std::in_place};
+};
+
+}  // namespace memo_internal
+
+template <typename T>
+class Memo {
+ public:
   // `compute` runs at most once per memo, also when several threads ask at the same time.
   template <typename Compute>
   const T& Get(Compute&& compute) const {
@@ -35,7 +49,7 @@ class Memo {
     absl::once_flag once;
     std::optional<T> value;
   };
-  mutable std::optional<State> state_{std::in_place};
+  memo_internal::FreshOnCopy<State> state_;
 };
 
 // A value worked out for a key, kept until it is asked for with another key: for what is read
@@ -43,13 +57,6 @@ class Memo {
 template <typename Key, typename T>
 class KeyedMemo {
  public:
-  KeyedMemo() = default;
-  KeyedMemo(const KeyedMemo&) {}
-  KeyedMemo& operator=(const KeyedMemo&) {
-    state_.emplace();
-    return *this;
-  }
-
   // A copy of the value: another thread may replace it once the lock is released.
   template <typename Compute>
   T Get(const Key& key, Compute&& compute) const {
@@ -65,7 +72,7 @@ class KeyedMemo {
     absl::Mutex mu;
     std::optional<std::pair<Key, T>> last;
   };
-  mutable std::optional<State> state_{std::in_place};
+  memo_internal::FreshOnCopy<State> state_;
 };
 
 }  // namespace gpua
