@@ -234,7 +234,7 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
            << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;
   }
-  nlohmann::json report = Report(cluster->watch->View());
+  nlohmann::json report = Report(*cluster->watch->View());
   AddStatus(*cluster->client, f, report);
   {
     absl::MutexLock lock(&out_mu);

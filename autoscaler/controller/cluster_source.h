@@ -4,6 +4,8 @@
 #ifndef GPUA_AUTOSCALER_CONTROLLER_CLUSTER_SOURCE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_CLUSTER_SOURCE_H_
 
+#include <memory>
+
 #include "autoscaler/controller/cluster_view.h"
 
 namespace gpua {
@@ -11,8 +13,10 @@ namespace gpua {
 class ClusterSource {
  public:
   virtual ~ClusterSource() = default;
-  // The cluster as one controller loop sees it; cheap enough to take every loop.
-  virtual ClusterView View() const = 0;
+  // The cluster as one controller loop sees it; cheap enough to take every loop. Shared, so a
+  // source may keep its view from one loop to the next and patch it, never changing a view
+  // someone still holds.
+  virtual std::shared_ptr<const ClusterView> View() const = 0;
   // False until every kind has been listed once: nothing is decided on a partial cluster.
   virtual bool Synced() const = 0;
 };

@@ -3,13 +3,11 @@
 #include "absl/strings/str_cat.h"
 
 namespace gpua {
-namespace {
 
-std::string RefKey(absl::string_view kind, absl::string_view ns, absl::string_view name) {
-  return absl::StrCat(kind, "/", ns, "/", name);
+std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
+                        absl::string_view name) {
+  return absl::StrCat(kind, "/", namespace_name, "/", name);
 }
-
-}  // namespace
 
 void ClusterView::AddPod(PodPtr pod) {
   // Bound and unschedulable come from the same object, so they agree with each other.
@@ -18,18 +16,19 @@ void ClusterView::AddPod(PodPtr pod) {
   } else if (pod->unschedulable) {
     unschedulable.push_back(pod);
   }
-  pods.push_back(std::move(pod));
+  std::string key = pod->spec.Key();
+  pods[std::move(key)] = std::move(pod);
 }
 
 void ClusterView::AddWorkload(WorkloadPtr workload) {
-  workloads_by_ref[RefKey(workload->kind, workload->namespace_name, workload->name)] = workload;
-  workloads.push_back(std::move(workload));
+  std::string ref = WorkloadRef(workload->kind, workload->namespace_name, workload->name);
+  workloads[std::move(ref)] = std::move(workload);
 }
 
 WorkloadPtr ClusterView::ControllerOf(const PodSpec& pod) const {
   if (!pod.owner.has_value()) return nullptr;
-  auto it = workloads_by_ref.find(RefKey(pod.owner->kind, pod.namespace_name, pod.owner->name));
-  if (it == workloads_by_ref.end() || !Owns(*it->second, *pod.owner)) return nullptr;
+  auto it = workloads.find(WorkloadRef(pod.owner->kind, pod.namespace_name, pod.owner->name));
+  if (it == workloads.end() || !Owns(*it->second, *pod.owner)) return nullptr;
   return it->second;
 }
 

@@ -25,17 +25,23 @@ using DaemonSetPtr = std::shared_ptr<const DaemonSetObject>;
 using WorkloadPtr = std::shared_ptr<const WorkloadObject>;
 using ConfigMapPtr = std::shared_ptr<const ConfigMapObject>;
 
+// How the view files a workload: "kind/namespace/name".
+std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
+                        absl::string_view name);
+
 struct ClusterView {
   absl::Time taken;
   std::vector<NodePtr> nodes;
-  std::vector<PodPtr> pods;                                            // every pod, bound or not
-  absl::flat_hash_map<std::string, std::vector<PodPtr>> pods_by_node;  // bound pods only
+  absl::flat_hash_map<std::string, PodPtr> pods;  // every pod, bound or not, by namespace/name
+  // Bound pods only, each node's in namespace/name order.
+  absl::flat_hash_map<std::string, std::vector<PodPtr>> pods_by_node;
   std::vector<PodPtr> unschedulable;  // PodScheduled=False/Unschedulable and not bound
   // Nodes running a pod that could not be read: what runs there is not fully known.
   absl::flat_hash_set<std::string> nodes_with_unreadable_pods;
   std::vector<PdbPtr> pdbs;
   std::vector<DaemonSetPtr> daemonsets;
-  std::vector<WorkloadPtr> workloads;  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers
+  // ReplicaSets, StatefulSets, Jobs, ReplicationControllers, by WorkloadRef.
+  absl::flat_hash_map<std::string, WorkloadPtr> workloads;
   // The ConfigMaps the controller reads (the priority expander's), in its namespace.
   std::vector<ConfigMapPtr> config_maps;
 
@@ -46,10 +52,9 @@ struct ClusterView {
   WorkloadPtr ControllerOf(const PodSpec& pod) const;
   const std::vector<PodPtr>& PodsOn(const std::string& node) const;
 
-  // "kind/namespace/name" -> workload; AddWorkload keeps it.
-  absl::flat_hash_map<std::string, WorkloadPtr> workloads_by_ref;
   void AddWorkload(WorkloadPtr workload);
-  // Files each pod under its node, or with the unschedulable ones.
+  // Files each pod under its node, or with the unschedulable ones. Pods of one node must come
+  // in namespace/name order.
   void AddPod(PodPtr pod);
 };
 

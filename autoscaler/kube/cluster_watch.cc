@@ -90,8 +90,9 @@ bool ClusterWatch::WaitForSync(absl::Duration timeout) const {
   return true;
 }
 
-ClusterView ClusterWatch::View() const {
-  ClusterView view;
+std::shared_ptr<const ClusterView> ClusterWatch::View() const {
+  auto out = std::make_shared<ClusterView>();
+  ClusterView& view = *out;
   view.taken = clock_.Now();
   view.nodes = nodes_.List();
   // Bound and unschedulable pods come from one list, so they agree with each other.
@@ -107,7 +108,7 @@ ClusterView ClusterWatch::View() const {
   for (const auto& informer : config_maps_) {
     for (ConfigMapPtr& c : informer->List()) view.config_maps.push_back(std::move(c));
   }
-  return view;
+  return out;
 }
 
 }  // namespace gpua::kube

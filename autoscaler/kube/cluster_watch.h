@@ -46,7 +46,7 @@ class ClusterWatch : public ClusterSource {
   bool WaitForSync(absl::Duration timeout) const;
   bool synced() const;
   bool Synced() const override { return synced(); }
-  ClusterView View() const override;
+  std::shared_ptr<const ClusterView> View() const override;
 
   const Informer<NodeObject>& nodes() const { return nodes_; }
   const Informer<PodObject>& pods() const { return pods_; }

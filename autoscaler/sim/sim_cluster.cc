@@ -52,17 +52,61 @@ SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock)
   }
 }
 
-ClusterView SimCluster::View() const {
-  ClusterView view;
-  view.taken = clock_.Now();
-  view.nodes.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) view.nodes.push_back(node.object);
-  view.pods.reserve(pods_.size());
-  for (const auto& [key, pod] : pods_) view.AddPod(pod.object);
-  for (const auto& [key, job] : jobs_) {
-    if (job.second > 0) view.AddWorkload(job.first);
+std::shared_ptr<const ClusterView> SimCluster::View() const {
+  if (view_ == nullptr) {
+    view_ = std::make_shared<ClusterView>();
+  } else if (view_.use_count() > 1) {  // someone still reads the last one
+    view_ = std::make_shared<ClusterView>(*view_);
   }
-  return view;
+  ClusterView& view = *view_;
+  view.taken = clock_.Now();
+  if (patch_.nodes) {
+    view.nodes.clear();
+    for (const auto& [name, node] : nodes_) view.nodes.push_back(node.object);
+  }
+  bool unschedulable_changed = false;
+  for (const std::string& key : patch_.pods) {
+    auto it = pods_.find(key);
+    const PodPtr* object = it == pods_.end() ? nullptr : &it->second.object;
+    if (object == nullptr) {
+      view.pods.erase(key);
+    } else {
+      view.pods[key] = *object;
+    }
+    if (object != nullptr && (*object)->spec.node_name.empty() && (*object)->unschedulable) {
+      unschedulable_[key] = *object;
+      unschedulable_changed = true;
+    } else {
+      unschedulable_changed |= unschedulable_.erase(key) > 0;
+    }
+  }
+  if (unschedulable_changed) {
+    view.unschedulable.clear();
+    for (const auto& [key, pod] : unschedulable_) view.unschedulable.push_back(pod);
+  }
+  for (const std::string& name : patch_.node_pods) {
+    auto node = nodes_.find(name);
+    if (node == nodes_.end() || node->second.pods.empty()) {
+      view.pods_by_node.erase(name);
+      continue;
+    }
+    std::vector<PodPtr>& on_node = view.pods_by_node[name];
+    on_node.clear();
+    for (const std::string& key : node->second.pods) on_node.push_back(pods_.at(key).object);
+  }
+  for (const auto& [key, ref] : patch_.jobs) {
+    auto job = jobs_.find(key);
+    if (job == jobs_.end()) {
+      view.workloads.erase(ref);
+    } else {
+      view.workloads[ref] = job->second.first;
+    }
+  }
+  patch_.pods.clear();
+  patch_.node_pods.clear();
+  patch_.jobs.clear();
+  patch_.nodes = false;
+  return view_;
 }
 
 // --- nodes -----------------------------------------------------------------------------
@@ -79,6 +123,7 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   node.props = std::move(props);
   node.object = std::make_shared<const NodeObject>(std::move(object));
   node.admits.clear();
+  patch_.nodes = true;
   ++room_version_;
   ++nodes_version_;
 }
@@ -167,6 +212,8 @@ void SimCluster::RemoveNode(const std::string& name) {
   const std::set<std::string> pods = it->second.pods;
   for (const std::string& key : pods) Recreate(Remove(key));
   nodes_.erase(name);
+  patch_.nodes = true;
+  patch_.node_pods.insert(name);
   ++nodes_version_;
 }
 
@@ -264,6 +311,12 @@ void SimCluster::UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& c
   PodObject object = *pod.object;
   change(object);
   pod.object = std::make_shared<const PodObject>(std::move(object));
+  PodChanged(pod.object->spec.Key(), pod.node);
+}
+
+void SimCluster::PodChanged(const std::string& key, const std::string& node) {
+  patch_.pods.insert(key);
+  if (!node.empty()) patch_.node_pods.insert(node);
 }
 
 void SimCluster::Arrive(const TraceArrival& arrival) {
@@ -299,11 +352,13 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
     w->name = pod.object->spec.owner->name;
     w->uid = pod.object->spec.owner->uid;
     w->replicas = arrival.count;
+    patch_.jobs[JobKey(pod.object->spec)] = WorkloadRef(w->kind, w->namespace_name, w->name);
     job.first = std::move(w);
   }
   ++job.second;
   pending_[{now, pod.seq}] = key;
   pods_[key] = std::move(pod);
+  PodChanged(key, "");
 }
 
 bool SimCluster::IsBound(const std::string& key) const {
@@ -333,6 +388,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   pod.node = node_name;
   node.free -= pod.request;
   node.pods.insert(key);
+  PodChanged(key, node_name);
   if (node.group->gpus.has_value() && pod.arrival->gpu) {
     const NodeObject& n = *node.object;
     auto layout_label = n.node.labels.find(kMigConfigLabel);
@@ -364,6 +420,7 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
   auto it = pods_.find(key);
   SimPod pod = std::move(it->second);
   pods_.erase(it);
+  PodChanged(key, pod.node);
   if (pod.node.empty()) {
     pending_.erase({pod.created, pod.seq});
   } else if (auto n = nodes_.find(pod.node); n != nodes_.end()) {
@@ -381,7 +438,11 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
   // A Job with no pod left is gone (a lost pod's Job makes it again at once): the view
   // lists the Jobs there are, not every one the trace ever had.
   auto job = jobs_.find(JobKey(pod.object->spec));
-  if (job != jobs_.end() && --job->second.second <= 0) jobs_.erase(job);
+  if (job != jobs_.end() && --job->second.second <= 0) {
+    const WorkloadObject& w = *job->second.first;
+    patch_.jobs[job->first] = WorkloadRef(w.kind, w.namespace_name, w.name);
+    jobs_.erase(job);
+  }
   return pod;
 }
 

@@ -27,11 +27,11 @@ Quantity Q(const std::string& s) { return *Quantity::Parse(s); }
 
 class StaticSource : public ClusterSource {
  public:
-  ClusterView View() const override {
-    ClusterView view;
-    view.nodes = nodes;
-    for (const PodPtr& p : pods) view.AddPod(p);
-    for (const WorkloadPtr& w : workloads) view.AddWorkload(w);
+  std::shared_ptr<const ClusterView> View() const override {
+    auto view = std::make_shared<ClusterView>();
+    view->nodes = nodes;
+    for (const PodPtr& p : pods) view->AddPod(p);
+    for (const WorkloadPtr& w : workloads) view->AddWorkload(w);
     return view;
   }
   bool Synced() const override { return true; }

@@ -74,7 +74,7 @@ TEST_CASE("a cluster view holds every kind and knows which pods a controller wou
   cluster.Start();
   REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
 
-  const ClusterView view = cluster.View();
+  const ClusterView view = *cluster.View();
   CHECK(view.nodes.size() == 1);
   CHECK(view.pods.size() == 5);
   CHECK(view.PodsOn("gpu-1").size() == 4);
@@ -84,7 +84,7 @@ TEST_CASE("a cluster view holds every kind and knows which pods a controller wou
   CHECK(view.workloads.size() == 3);  // the broken StatefulSet is reported, not cached
 
   const auto controller = [&](const std::string& pod) -> std::string {
-    for (const PodPtr& p : view.pods) {
+    for (const auto& [key, p] : view.pods) {
       if (p->spec.name != pod) continue;
       WorkloadPtr w = view.ControllerOf(p->spec);
       return w == nullptr ? "none" : absl::StrCat(w->kind, " ", w->name, " x", w->replicas);
@@ -100,8 +100,8 @@ TEST_CASE("a cluster view holds every kind and knows which pods a controller wou
 
   // A pod that gets bound moves from unschedulable to its node in the next view, never both.
   server.Upsert("pods", OwnedPod("train-x", "gpu-1", "Job", "train", "job-uid"));
-  REQUIRE(Eventually([&] { return cluster.View().unschedulable.empty(); }));
-  const ClusterView later = cluster.View();
+  REQUIRE(Eventually([&] { return cluster.View()->unschedulable.empty(); }));
+  const ClusterView later = *cluster.View();
   CHECK(later.PodsOn("gpu-1").size() == 5);
   // And the informer's own indexes say the same.
   CHECK(cluster.pods().ByIndex(kByNode, "gpu-1").size() == 5);
@@ -121,8 +121,8 @@ TEST_CASE("a watch limited to nodes and pods syncs without the other kinds",
   ClusterWatch cluster(*client, clock, options);
   cluster.Start();
   REQUIRE(cluster.WaitForSync(absl::Seconds(10)));
-  CHECK(cluster.View().nodes.size() == 1);
-  CHECK(cluster.View().workloads.empty());
+  CHECK(cluster.View()->nodes.size() == 1);
+  CHECK(cluster.View()->workloads.empty());
 }
 
 }  // namespace

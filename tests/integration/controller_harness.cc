@@ -150,14 +150,14 @@ void ControllerHarness::WaitForInformers() {
   };
   std::string seen;
   const bool caught_up = Eventually([&] {
-    const ClusterView view = watch_->View();
+    const ClusterView view = *watch_->View();
     std::map<std::string, std::string> nodes, pods;
     seen.clear();
     for (const NodePtr& n : view.nodes) {
       nodes[n->node.name] = n->resource_version;
       absl::StrAppend(&seen, " node ", n->node.name, "@", n->resource_version);
     }
-    for (const PodPtr& p : view.pods) {
+    for (const auto& [key, p] : view.pods) {
       pods[p->spec.name] = p->resource_version;
       absl::StrAppend(&seen, " pod ", p->spec.name, "@", p->resource_version);
     }
@@ -168,7 +168,7 @@ void ControllerHarness::WaitForInformers() {
     }
     // A pod's controller unseen reads as one that is gone: the drain rules would judge it so.
     std::map<std::string, std::map<std::string, std::string>> workloads;
-    for (const WorkloadPtr& w : view.workloads) {
+    for (const auto& [ref, w] : view.workloads) {
       workloads[w->kind][w->name] = w->resource_version;
       absl::StrAppend(&seen, " ", w->kind, " ", w->name, "@", w->resource_version);
     }
