@@ -62,7 +62,9 @@ LoopReport Controller::RunOnce(absl::Time now) {
   if (!source_.Synced()) {
     report.skipped = "the cluster's objects are not all listed yet";
   } else {
-    const ClusterView view = source_.View();
+    const std::shared_ptr<const ClusterView> taken = source_.View();
+    const ClusterView& view = *taken;
+    node_cache_.BeginLoop(view);
     Timed(report, "cloudProviderRefresh", [&] {
       report.provider = std::make_unique<ProviderSnapshot>(provider_reader_.Read(view.nodes, now));
     });
@@ -198,8 +200,10 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
       ++report.unneeded;
     } else {
       ++report.unremovable[j.reason];
-      log_.Info(absl::StrCat("Node ", state.nodes[j.node].node->node.name, " stays: ", j.detail),
-                2);
+      if (log_.V(2)) {  // every node, every loop: the line is built only when written
+        log_.Info(
+            absl::StrCat("Node ", state.nodes[j.node].node->node.name, " stays: ", j.Detail()), 2);
+      }
     }
   }
   scale_down_actuator_.Mark(plan, state);

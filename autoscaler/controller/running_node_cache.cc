@@ -27,13 +27,16 @@ RunningNodeCache::Entry& RunningNodeCache::ForNode(const NodePtr& node) {
 }
 
 RunningNodeCache::Entry& RunningNodeCache::Current(const NodePtr& node, const ClusterView& view) {
-  const std::vector<PodPtr>& pods = view.PodsOn(node->node.name);
   Entry& e = ForNode(node);
+  const bool in_loop = loop_view_ == &view;
   // A new node object leaves no room kept, whatever its pods.
-  if (e.room.has_value() || e.utilization.has_value()) {
-    if (e.pods.size() == pods.size() && std::equal(pods.begin(), pods.end(), e.pods.begin())) {
-      return e;
-    }
+  const bool kept = e.room.has_value() || e.utilization.has_value();
+  if (kept && in_loop && e.matched_in_loop == loop_) return e;
+  const std::vector<PodPtr>& pods = view.PodsOn(node->node.name);
+  e.matched_in_loop = in_loop ? loop_ : 0;  // matched another view: not the loop's any more
+  if (kept && e.pods.size() == pods.size() &&
+      std::equal(pods.begin(), pods.end(), e.pods.begin())) {
+    return e;
   }
   e.pods = pods;
   e.room.reset();
@@ -58,7 +61,13 @@ std::shared_ptr<const NodeRoom> RunningNodeCache::RoomOf(const NodePtr& node,
   return *e.room;
 }
 
+void RunningNodeCache::BeginLoop(const ClusterView& view) {
+  loop_view_ = &view;
+  ++loop_;
+}
+
 void RunningNodeCache::ForgetUnused() {
+  loop_view_ = nullptr;
   absl::erase_if(entries_, [](const auto& entry) { return !entry.second.used; });
   for (auto& [name, e] : entries_) e.used = false;
 }

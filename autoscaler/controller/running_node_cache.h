@@ -7,6 +7,7 @@
 #ifndef GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,7 +60,11 @@ class RunningNodeCache {
   // is the same.
   NodeUsage UsageOf(const NodePtr& node, const std::string& gpu_label);
 
-  // Forgets the nodes not asked for since the last call, so nodes gone hold no memory.
+  // Says that the calls up to ForgetUnused all pass `view`, unchanged: an entry found to match
+  // it is then not compared with its pods again (a loop asks of each node three times).
+  void BeginLoop(const ClusterView& view);
+  // Forgets the nodes not asked for since the last call, so nodes gone hold no memory, and
+  // ends the loop BeginLoop began.
   void ForgetUnused();
 
   size_t size() const { return entries_.size(); }
@@ -72,6 +77,7 @@ class RunningNodeCache {
     std::optional<std::pair<UtilizationKey, NodeUtilization>> utilization;
     std::optional<std::pair<std::string, NodeUsage>> usage;  // by GPU label
     bool used = false;
+    int64_t matched_in_loop = 0;  // the loop in which `pods` was last found to be the view's
   };
   // The node's entry, emptied when the node object or its pods are not the ones it holds.
   Entry& Current(const NodePtr& node, const ClusterView& view);
@@ -79,6 +85,8 @@ class RunningNodeCache {
   Entry& ForNode(const NodePtr& node);
 
   absl::flat_hash_map<std::string, Entry> entries_;
+  const ClusterView* loop_view_ = nullptr;  // between BeginLoop and ForgetUnused
+  int64_t loop_ = 0;
 };
 
 }  // namespace gpua

@@ -94,6 +94,28 @@ TEST_CASE("a node's utilization is kept while nothing on it and none of its key 
   CHECK(cache.RoomOf(node, ViewOf(node, {})) != room);
 }
 
+TEST_CASE("within one loop a node's pods are compared once, and the next loop compares again") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
+  RunningNodeCache cache;
+  const ClusterView first = ViewOf(node, {a});
+  cache.BeginLoop(first);
+  const auto room = cache.RoomOf(node, first);
+  CHECK(cache.RoomOf(node, first) == room);
+  cache.ForgetUnused();
+  // Next loop, the pod is gone: the loop's first question finds it so.
+  const ClusterView second = ViewOf(node, {});
+  cache.BeginLoop(second);
+  const auto emptied = cache.RoomOf(node, second);
+  CHECK(emptied != room);
+  CHECK(emptied->free[ResourceCatalog::kNvidiaGpu] == 8);
+  // A view other than the loop's own is compared as before.
+  const ClusterView other = ViewOf(node, {a});
+  CHECK(cache.RoomOf(node, other)->free[ResourceCatalog::kNvidiaGpu] == 6);
+  CHECK(cache.RoomOf(node, second)->free[ResourceCatalog::kNvidiaGpu] == 8);
+  cache.ForgetUnused();
+}
+
 TEST_CASE("a node's usage against the limits is kept while the node object is the same") {
   const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
   RunningNodeCache cache;
