@@ -57,12 +57,14 @@ class Memo {
 template <typename Key, typename T>
 class KeyedMemo {
  public:
-  // A copy of the value: another thread may replace it once the lock is released.
-  template <typename Compute>
-  T Get(const Key& key, Compute&& compute) const {
+  // A copy of the value: another thread may replace it once the lock is released. `key` may
+  // be of any type that compares with Key and makes one (a std::tie of Key's parts), so a hit
+  // copies nothing.
+  template <typename Lookup, typename Compute>
+  T Get(const Lookup& key, Compute&& compute) const {
     absl::MutexLock lock(&state_->mu);
-    if (!state_->last.has_value() || state_->last->first != key) {
-      state_->last.emplace(key, std::forward<Compute>(compute)());
+    if (!state_->last.has_value() || !(state_->last->first == key)) {
+      state_->last.emplace(Key(key), std::forward<Compute>(compute)());
     }
     return state_->last->second;
   }

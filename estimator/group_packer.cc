@@ -40,7 +40,7 @@ namespace {
 std::vector<double> GpuShares(const GpuInventory& gpu, const NamedMigLayout* layout,
                               ResourceCatalog& catalog) {
   std::vector<double> share;
-  for (const auto& [name, value] : gpu.UnitShares(layout)) {
+  for (const auto& [name, value] : *gpu.UnitShares(layout)) {
     const size_t slot = static_cast<size_t>(catalog.Intern(name));
     if (share.size() <= slot) share.resize(slot + 1, 0);
     share[slot] = value;

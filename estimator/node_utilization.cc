@@ -48,8 +48,9 @@ NodeUtilization ComputeUtilization(const ResourceList& allocatable, const GpuInv
   u.gpu_node = gpus != nullptr && gpus->physical_count > 0;
   // Summed pod by pod, only what is compared: every node is judged every loop, and adding
   // whole request lists cost more than the judging.
-  const std::map<std::string, double> gpu_shares =
-      u.gpu_node ? gpus->UnitShares(layout) : std::map<std::string, double>{};
+  static const std::map<std::string, double> kNoShares;
+  const GpuInventory::Shares shares = u.gpu_node ? gpus->UnitShares(layout) : nullptr;
+  const std::map<std::string, double>& gpu_shares = shares != nullptr ? *shares : kNoShares;
   Use total;
   for (const PodUse& p : pods) {
     if (ignore_daemonsets && p.daemonset) continue;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,7 +35,7 @@ struct NodeObject {
   Memo<absl::StatusOr<std::shared_ptr<const GpuInventory>>> gpus_read;
   // What the planners' scheduler checks read of it, by (node group, ignored taint keys):
   // worked out by the controller once, not every loop.
-  KeyedMemo<std::pair<std::string, std::vector<std::string>>, std::shared_ptr<const NodeProps>>
+  KeyedMemo<std::tuple<std::string, std::vector<std::string>>, std::shared_ptr<const NodeProps>>
       planning_props;
 };
 // Errors name the node and the field.

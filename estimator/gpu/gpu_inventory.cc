@@ -408,20 +408,23 @@ std::map<std::string, double> ComputeUnitShares(const GpuInventory& gpus,
 
 }  // namespace
 
-std::map<std::string, double> GpuInventory::UnitShares(const NamedMigLayout* layout) const {
+GpuInventory::Shares GpuInventory::UnitShares(const NamedMigLayout* layout) const {
   int index = -1;  // kept only for no layout or one of this inventory's own
   for (size_t i = 0; i < mig_layouts.size() && layout != nullptr; ++i) {
     if (&mig_layouts[i] == layout) index = static_cast<int>(i);
   }
-  if (layout != nullptr && index < 0) return ComputeUnitShares(*this, layout);
-  return unit_shares.Get(index, [&] { return ComputeUnitShares(*this, layout); });
+  const auto compute = [&] {
+    return std::make_shared<const std::map<std::string, double>>(ComputeUnitShares(*this, layout));
+  };
+  if (layout != nullptr && index < 0) return compute();
+  return unit_shares.Get(index, compute);
 }
 
 double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,
                               const ResourceList& requested) {
   if (gpus.physical_count <= 0) return 0;
   double used = 0;
-  for (const auto& [name, share] : gpus.UnitShares(layout)) {
+  for (const auto& [name, share] : *gpus.UnitShares(layout)) {
     used += static_cast<double>(requested.Get(name).Value()) * share;
   }
   return std::min(1.0, used / gpus.physical_count);

@@ -73,12 +73,13 @@ struct GpuInventory {
   const std::vector<std::string>& ResourceNames() const;
   // Per advertised resource (with `layout` for a MIG node), the part of one physical GPU a
   // unit stands for: 1/R of a GPU for a time-sliced share, 3/8 for a 3g MIG device. Kept for
-  // the last layout of this inventory's own asked for.
-  std::map<std::string, double> UnitShares(const NamedMigLayout* layout = nullptr) const;
+  // the last layout of this inventory's own asked for, and shared rather than copied.
+  using Shares = std::shared_ptr<const std::map<std::string, double>>;
+  Shares UnitShares(const NamedMigLayout* layout = nullptr) const;
 
   Memo<std::vector<std::string>> resource_names;  // ResourceNames
   // UnitShares by index into mig_layouts, -1 for none.
-  KeyedMemo<int, std::map<std::string, double>> unit_shares;
+  KeyedMemo<int, Shares> unit_shares;
 };
 
 // How much of a node's physical GPUs pods use, 0 to 1, from what they request: a node whose

@@ -39,7 +39,7 @@ Node FromNode(const NodeObject& n, const std::string& group) {
 // once per Node object: every loop plans with every node twice.
 std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::string& group,
                                                const std::vector<std::string>& ignored) {
-  return n.planning_props.Get({group, ignored}, [&] {
+  return n.planning_props.Get(std::tie(group, ignored), [&] {
     auto props = std::make_shared<NodeProps>();
     props->labels = n.node.labels;
     props->taints = WithoutStartupTaints(n.node.taints, ignored);
