@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "estimator/gpu/gpu_resource.h"
@@ -145,8 +146,8 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
 
 void ClusterStateBuilder::CountInstances(GroupState& g, const ClusterState& state, absl::Time now) {
   const ProviderGroup& p = *g.provider;
-  absl::flat_hash_map<std::string, bool> registered;
-  for (int i : g.nodes) registered[state.nodes[i].node->provider_id] = true;
+  absl::flat_hash_set<absl::string_view> registered;  // the nodes' own IDs, not copies
+  for (int i : g.nodes) registered.insert(state.nodes[i].node->provider_id);
   int listed = 0;
   for (const Instance& inst : p.instances) {
     if (inst.state == InstanceState::kDeleting) continue;

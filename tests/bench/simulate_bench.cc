@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "autoscaler/sim/simulation.h"
 #include "cloudproviders/node_group_file.h"
 #include "tests/bench/own_process.h"
@@ -117,6 +118,8 @@ int main(int argc, char** argv) {
     std::ofstream(std::string(argv[2]) + "/bench.jsonl") << gpua::TraceText();
     return 0;
   }
+  // As gpu-autoscaler's own main: Debian's Abseil would check every lock for deadlocks.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

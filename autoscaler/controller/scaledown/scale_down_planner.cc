@@ -12,6 +12,8 @@
 namespace gpua {
 namespace {
 
+constexpr absl::string_view kNotUnderutilized = "NotUnderutilized";
+
 // The nodes pods may move to: ready, not being removed; and each state node's place there.
 struct SnapshotNodes {
   std::vector<Node> nodes;
@@ -70,7 +72,7 @@ NodeJudgement Judge(int i, Judging& j) {
   const auto no = [&](std::string reason, std::string detail) {
     out.reason = std::move(reason);
     out.detail = std::move(detail);
-    return out;
+    return std::move(out);
   };
   if (auto a = s.node->annotations.find(kScaleDownDisabledAnnotation);
       a != s.node->annotations.end() && a->second == "true") {
@@ -88,10 +90,8 @@ NodeJudgement Judge(int i, Judging& j) {
                                  ? g.options.scale_down_gpu_utilization_threshold
                                  : g.options.scale_down_utilization_threshold;
     if (out.utilization.value() >= threshold) {
-      return no("NotUnderutilized",
-                absl::StrCat(out.utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
-                             static_cast<int>(out.utilization.value() * 100), "% is not under ",
-                             static_cast<int>(threshold * 100), "%"));
+      out.threshold = threshold;
+      return no(std::string(kNotUnderutilized), "");
     }
   }
   std::vector<const PodSpec*> moving;
@@ -154,6 +154,13 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
 }
 
 }  // namespace
+
+std::string NodeJudgement::Detail() const {
+  if (reason != kNotUnderutilized) return detail;
+  return absl::StrCat(utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
+                      static_cast<int>(utilization.value() * 100), "% is not under ",
+                      static_cast<int>(threshold * 100), "%");
+}
 
 NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,
                               bool ignore_daemonsets, RunningNodeCache& cache) {

@@ -40,7 +40,11 @@ struct NodeJudgement {
   // Why it is not unneeded (cluster-autoscaler's unremovable reasons: NotUnderutilized,
   // ScaleDownDisabledAnnotation, NoPlaceToMovePods, NotEnoughPdb, ...) and in words.
   std::string reason;
+  std::string Detail() const;
+  // The words for any reason but NotUnderutilized, whose words Detail() makes from the
+  // utilization and `threshold` when asked: every busy node is judged every loop.
   std::string detail;
+  double threshold = 0;
   NodeUtilization utilization;
   bool utilization_known = false;  // worked out (not for unready nodes, nor ones cut short)
   std::vector<PodPtr> to_evict;    // the pods that move

@@ -102,7 +102,7 @@ TEST_CASE("a node whose GPUs are half used or more stays", "[controller][scale-d
   ScaleDownPlan plan = f.Plan();
   REQUIRE(plan.judged.size() == 1);
   CHECK(plan.judged[0].reason == "NotUnderutilized");
-  CHECK(plan.judged[0].detail == "GPU use 50% is not under 50%");
+  CHECK(plan.judged[0].Detail() == "GPU use 50% is not under 50%");
 }
 
 TEST_CASE("pods with nowhere to go keep their node", "[controller][scale-down]") {
