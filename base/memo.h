@@ -5,10 +5,12 @@
 #ifndef GPUA_BASE_MEMO_H_
 #define GPUA_BASE_MEMO_H_
 
+#include <cstddef>
 #include <optional>
 #include <utility>
 
 #include "absl/base/call_once.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace gpua {
@@ -73,6 +75,33 @@ class KeyedMemo {
   struct State {
     absl::Mutex mu;
     std::optional<std::pair<Key, T>> last;
+  };
+  memo_internal::FreshOnCopy<State> state_;
+};
+
+// Values worked out per key, all kept: for what is asked of an object under a handful of keys
+// in turn, every loop (whether a node admits each node selection). At `kMaxKeys` it starts
+// again empty, so keys that churn cannot make it grow without bound.
+template <typename Key, typename T>
+class MemoMap {
+ public:
+  static constexpr size_t kMaxKeys = 256;
+
+  // `key` may be of any type the map looks up by (a string_view for a string Key).
+  // `compute` runs under the lock: it must not ask this memo.
+  template <typename Lookup, typename Compute>
+  T Get(const Lookup& key, Compute&& compute) const {
+    absl::MutexLock lock(&state_->mu);
+    auto it = state_->values.find(key);
+    if (it != state_->values.end()) return it->second;
+    if (state_->values.size() >= kMaxKeys) state_->values.clear();
+    return state_->values.emplace(Key(key), std::forward<Compute>(compute)()).first->second;
+  }
+
+ private:
+  struct State {
+    absl::Mutex mu;
+    absl::flat_hash_map<Key, T> values;
   };
   memo_internal::FreshOnCopy<State> state_;
 };

@@ -4,9 +4,20 @@
 
 namespace gpua {
 
+namespace {
+
+void AppendWorkloadRef(std::string* out, absl::string_view kind, absl::string_view namespace_name,
+                       absl::string_view name) {
+  absl::StrAppend(out, kind, "/", namespace_name, "/", name);
+}
+
+}  // namespace
+
 std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
                         absl::string_view name) {
-  return absl::StrCat(kind, "/", namespace_name, "/", name);
+  std::string ref;
+  AppendWorkloadRef(&ref, kind, namespace_name, name);
+  return ref;
 }
 
 void ClusterView::AddPod(PodPtr pod) {
@@ -27,7 +38,11 @@ void ClusterView::AddWorkload(WorkloadPtr workload) {
 
 WorkloadPtr ClusterView::ControllerOf(const PodSpec& pod) const {
   if (!pod.owner.has_value()) return nullptr;
-  auto it = workloads.find(WorkloadRef(pod.owner->kind, pod.namespace_name, pod.owner->name));
+  // Asked for every pod of every node judged, every loop: the key is built without allocating.
+  thread_local std::string ref;
+  ref.clear();
+  AppendWorkloadRef(&ref, pod.owner->kind, pod.namespace_name, pod.owner->name);
+  auto it = workloads.find(ref);
   if (it == workloads.end() || !Owns(*it->second, *pod.owner)) return nullptr;
   return it->second;
 }

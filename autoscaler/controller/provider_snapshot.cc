@@ -56,6 +56,7 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
       SayOnce(
           absl::StrCat("--nodes names node group ", l.id, ", which the provider does not list"));
   }
+  out.groups.reserve(groups->size());
   for (std::shared_ptr<NodeGroup>& g : *groups) {
     const NodeGroupLimits* limits = LimitsFor(options_.node_groups, g->Id());
     if (!options_.node_groups.empty() && limits == nullptr) continue;  // --nodes leaves it out

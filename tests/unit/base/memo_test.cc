@@ -2,8 +2,12 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace gpua {
 namespace {
@@ -56,6 +60,35 @@ TEST_CASE("a keyed memo keeps its value while asked with the same key", "[memo]"
   CHECK(memo.Get("a", compute) == 3);
   KeyedMemo<std::string, int> copy = memo;
   CHECK(copy.Get("a", compute) == 4);
+}
+
+TEST_CASE("a keyed memo is asked with a key's parts without copying them", "[memo]") {
+  KeyedMemo<std::tuple<std::string, std::vector<std::string>>, int> memo;
+  const std::string group = "h100";
+  const std::vector<std::string> ignored = {"startup"};
+  int calls = 0;
+  const auto compute = [&] { return ++calls; };
+  CHECK(memo.Get(std::tie(group, ignored), compute) == 1);
+  CHECK(memo.Get(std::tie(group, ignored), compute) == 1);
+  const std::vector<std::string> none;
+  CHECK(memo.Get(std::tie(group, none), compute) == 2);
+}
+
+TEST_CASE("a memo map keeps every key's value, and starts again when it is full", "[memo]") {
+  MemoMap<std::string, int> memo;
+  int calls = 0;
+  const auto compute = [&] { return ++calls; };
+  CHECK(memo.Get(absl::string_view("a"), compute) == 1);
+  CHECK(memo.Get(absl::string_view("b"), compute) == 2);
+  CHECK(memo.Get(absl::string_view("a"), compute) == 1);
+  CHECK(calls == 2);
+  MemoMap<std::string, int> copy = memo;  // a copy is of a changed object: it starts empty
+  CHECK(copy.Get(absl::string_view("a"), compute) == 3);
+  for (size_t i = 0; i < MemoMap<std::string, int>::kMaxKeys; ++i) {
+    memo.Get(absl::StrCat("k", i), compute);
+  }
+  const int before = calls;
+  CHECK(memo.Get(absl::string_view("a"), compute) == before + 1);  // let go with the rest
 }
 
 }  // namespace

@@ -63,6 +63,23 @@ TEST_CASE("a node that took pods from a removed node moves them on if it goes to
   CHECK_FALSE(sim.TryRemove(3, {&extra}, &why));
 }
 
+TEST_CASE("nodes that share their props still each answer a pod that picks a node by name",
+          "[removal]") {
+  // The props remember verdicts by selection; one that reads the node's name is not theirs.
+  auto props = std::make_shared<NodeProps>();
+  std::vector<Node> nodes = {CpuNode("leaving", "1"), CpuNode("x", "0"), CpuNode("y", "0")};
+  for (Node& n : nodes) n.props = props;
+  PodSpec pinned = Pod("pinned", Res({{"cpu", "1"}}), "app");
+  pinned.required_node_affinity =
+      NodeSelector{{NodeSelectorTerm{{}, {Requirement{"metadata.name", SelectorOp::kIn, {"y"}}}}}};
+  ClusterSnapshot snapshot(nodes);
+  RemovalSimulator sim(snapshot);
+  std::string why;
+  REQUIRE(sim.TryRemove(0, {&pinned}, &why));
+  CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 4000);
+  CHECK(snapshot.node(2).free[ResourceCatalog::kCpu] == 3000);
+}
+
 TEST_CASE("a removal that fails leaves the room as it was", "[removal]") {
   Node big = CpuNode("big", "1");
   big.pods.push_back(std::make_shared<PodSpec>(Pod("huge", Res({{"cpu", "3500m"}}), "app")));
