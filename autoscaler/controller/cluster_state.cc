@@ -46,16 +46,16 @@ bool HasTaint(const Node& node, absl::string_view key) {
 bool GpusAdvertised(const NodeObject& node, const GpuInventory& gpus) {
   const ResourceList& allocatable = node.node.allocatable;
   if (gpus.sharing != GpuSharing::kMig || gpus.mig_layouts.empty()) {
-    return Holds(allocatable, gpus.Advertised());
+    return Holds(allocatable, *gpus.SharedAdvertised());
   }
   if (auto it = node.node.labels.find(kMigConfigLabel); it != node.node.labels.end()) {
     for (const NamedMigLayout& l : gpus.mig_layouts) {
-      if (l.name == it->second) return Holds(allocatable, gpus.Advertised(&l));
+      if (l.name == it->second) return Holds(allocatable, *gpus.SharedAdvertised(&l));
     }
   }
   return std::any_of(
       gpus.mig_layouts.begin(), gpus.mig_layouts.end(),
-      [&](const NamedMigLayout& l) { return Holds(allocatable, gpus.Advertised(&l)); });
+      [&](const NamedMigLayout& l) { return Holds(allocatable, *gpus.SharedAdvertised(&l)); });
 }
 
 void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group,
@@ -66,7 +66,7 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
     s.condition = NodeCondition::kBeingDeleted;
   } else if (!n.ready) {
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
-  } else if (group != nullptr && group->gpus.has_value() && !GpusAdvertised(n, *group->gpus)) {
+  } else if (group != nullptr && group->gpus != nullptr && !GpusAdvertised(n, *group->gpus)) {
     // Ready, but the driver and device plugin are not done: its GPUs are on their way.
     s.gpus_pending = true;
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;

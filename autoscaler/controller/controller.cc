@@ -223,7 +223,7 @@ void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double
     const NodeStatus& s = report.state.nodes[i];
     if (s.group < 0) continue;
     const ProviderGroup& g = *report.state.groups[s.group].provider;
-    if (!g.gpus.has_value()) continue;
+    if (g.gpus == nullptr) continue;
     double used = 0;
     if (s.condition == NodeCondition::kReady) {
       used =

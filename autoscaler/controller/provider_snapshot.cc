@@ -19,6 +19,13 @@ absl::Status InGroup(const std::string& id, absl::string_view what, const absl::
   return absl::Status(s.code(), absl::StrCat("node group ", id, ": ", what, ": ", s.message()));
 }
 
+absl::StatusOr<std::shared_ptr<const GpuInventory>> Shared(
+    absl::StatusOr<std::optional<GpuInventory>> read) {
+  if (!read.ok()) return read.status();
+  if (!read->has_value()) return nullptr;
+  return std::make_shared<const GpuInventory>(**std::move(read));
+}
+
 }  // namespace
 
 const ProviderGroup* ProviderSnapshot::Find(absl::string_view id) const {
@@ -67,6 +74,7 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
     }
   }
   ResolveUnlisted(nodes, out);
+  inventories_ = std::exchange(reading_, {});  // groups no longer listed are let go
   return out;
 }
 
@@ -103,6 +111,21 @@ void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, Provider
   group_for_node_ = std::move(kept);
 }
 
+absl::StatusOr<std::shared_ptr<const GpuInventory>> ProviderReader::InventoryOf(
+    const std::string& group, const NodeTemplate& t) {
+  KeptInventory& now = reading_[group];
+  auto kept = inventories_.find(group);
+  if (kept != inventories_.end() && kept->second.labels == t.labels &&
+      kept->second.annotations == t.annotations && kept->second.allocatable == t.allocatable) {
+    now = std::move(kept->second);
+    return now.gpus;
+  }
+  now = {t.labels, t.annotations, t.allocatable,
+         Shared(ReadGpuInventory(t.labels, t.annotations, t.allocatable,
+                                 absl::StrCat("node group ", group, ": template")))};
+  return now.gpus;
+}
+
 ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
                                         const NodeGroupLimits* limits,
                                         const std::string& gpu_label) {
@@ -132,9 +155,7 @@ ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
   }
   absl::StatusOr<NodeTemplate> tmpl = g.group->TemplateNode();
   if (tmpl.ok()) {
-    absl::StatusOr<std::optional<GpuInventory>> gpus =
-        ReadGpuInventory(tmpl->labels, tmpl->annotations, tmpl->allocatable,
-                         absl::StrCat("node group ", g.id, ": template"));
+    absl::StatusOr<std::shared_ptr<const GpuInventory>> gpus = InventoryOf(g.id, *tmpl);
     if (gpus.ok()) {
       g.gpus = *std::move(gpus);
     } else {

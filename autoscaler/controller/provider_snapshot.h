@@ -33,10 +33,13 @@ struct ProviderGroup {
   int target_size = 0;
   std::vector<Instance> instances;
   std::optional<NodeTemplate> node_template;  // unset when it could not be read
-  std::optional<GpuInventory> gpus;           // the template's GPUs, if it has any
-  std::string gpu_type;                       // the template's value of the GPU label
-  AutoscalingOptions options;                 // the group's, the flags' where it sets none
-  double price_per_hour = 0;                  // of one node; 0 when the provider has no pricing
+  // The template's GPUs, if it has any: the same inventory from loop to loop while the
+  // template's labels, annotations and allocatable stay the same, and with it what is worked
+  // out from it once (names, unit shares, what it advertises).
+  std::shared_ptr<const GpuInventory> gpus;
+  std::string gpu_type;        // the template's value of the GPU label
+  AutoscalingOptions options;  // the group's, the flags' where it sets none
+  double price_per_hour = 0;   // of one node; 0 when the provider has no pricing
   // The first call that failed (target, instances, template): the group is not planned
   // for this loop, and backed off.
   absl::Status call_error;
@@ -83,6 +86,18 @@ class ProviderReader {
   // answers are kept across loops, for the nodes that still exist.
   absl::flat_hash_map<std::string, std::string> group_for_node_;
   bool pricing_unimplemented_ = false;
+  // Per group, the template parts its GPU inventory was read from, and what was read.
+  struct KeptInventory {
+    Labels labels;
+    Labels annotations;
+    ResourceList allocatable;
+    absl::StatusOr<std::shared_ptr<const GpuInventory>> gpus;
+  };
+  // The group's inventory read from `t`, or the one read last loop from the same parts.
+  absl::StatusOr<std::shared_ptr<const GpuInventory>> InventoryOf(const std::string& group,
+                                                                  const NodeTemplate& t);
+  absl::flat_hash_map<std::string, KeptInventory> inventories_;  // groups of the last Read
+  absl::flat_hash_map<std::string, KeptInventory> reading_;      // groups of this Read
 };
 
 }  // namespace gpua

@@ -408,16 +408,27 @@ std::map<std::string, double> ComputeUnitShares(const GpuInventory& gpus,
 
 }  // namespace
 
-GpuInventory::Shares GpuInventory::UnitShares(const NamedMigLayout* layout) const {
-  int index = -1;  // kept only for no layout or one of this inventory's own
-  for (size_t i = 0; i < mig_layouts.size() && layout != nullptr; ++i) {
-    if (&mig_layouts[i] == layout) index = static_cast<int>(i);
+int GpuInventory::LayoutIndex(const NamedMigLayout* layout) const {
+  if (layout == nullptr) return -1;
+  for (size_t i = 0; i < mig_layouts.size(); ++i) {
+    if (&mig_layouts[i] == layout) return static_cast<int>(i);
   }
+  return -2;
+}
+
+std::shared_ptr<const ResourceList> GpuInventory::SharedAdvertised(
+    const NamedMigLayout* layout) const {
+  const auto compute = [&] { return std::make_shared<const ResourceList>(Advertised(layout)); };
+  const int index = LayoutIndex(layout);
+  return index < -1 ? compute() : advertised.Get(index, compute);
+}
+
+GpuInventory::Shares GpuInventory::UnitShares(const NamedMigLayout* layout) const {
   const auto compute = [&] {
     return std::make_shared<const std::map<std::string, double>>(ComputeUnitShares(*this, layout));
   };
-  if (layout != nullptr && index < 0) return compute();
-  return unit_shares.Get(index, compute);
+  const int index = LayoutIndex(layout);  // kept only for no layout or one of its own
+  return index < -1 ? compute() : unit_shares.Get(index, compute);
 }
 
 double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,

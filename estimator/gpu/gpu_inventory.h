@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct GpuInventory {
   bool reconfigurable() const { return mig_layouts.size() > 1; }
   // The resources the device plugin advertises, with `layout` for a MIG node.
   ResourceList Advertised(const NamedMigLayout* layout = nullptr) const;
+  // The same, shared: worked out once for no layout or each of this inventory's own.
+  std::shared_ptr<const ResourceList> SharedAdvertised(
+      const NamedMigLayout* layout = nullptr) const;
   // The resource names a pod asks for to get (a share of) these GPUs. Worked out once per
   // inventory: every placement check asks. Change a copy, not an inventory already asked.
   const std::vector<std::string>& ResourceNames() const;
@@ -80,6 +84,11 @@ struct GpuInventory {
   Memo<std::vector<std::string>> resource_names;  // ResourceNames
   // UnitShares by index into mig_layouts, -1 for none.
   KeyedMemo<int, Shares> unit_shares;
+  MemoMap<int, std::shared_ptr<const ResourceList>> advertised;  // SharedAdvertised, the same way
+
+ private:
+  // The index of `layout` in mig_layouts: -1 for none, -2 for one of another inventory.
+  int LayoutIndex(const NamedMigLayout* layout) const;
 };
 
 // How much of a node's physical GPUs pods use, 0 to 1, from what they request: a node whose

@@ -37,7 +37,7 @@ absl::string_view ConditionName(NodeCondition c, bool gpus_pending) {
 // The first GPU resource a template advertises and its product: the labels cluster-autoscaler
 // gives its GPU scale-up counters.
 std::pair<std::string, std::string> GpuNames(const ProviderGroup& g) {
-  if (!g.gpus.has_value()) return {"", ""};
+  if (g.gpus == nullptr) return {"", ""};
   const std::vector<std::string> names = g.gpus->ResourceNames();
   return {names.empty() ? "" : names.front(), g.gpus->model};
 }
@@ -213,7 +213,7 @@ void AutoscalerMetrics::RecordGroups(const ClusterState& state) {
     group_healthiness_.Set({p.id}, g.healthy && p.usable() ? 1 : 0);
     if (g.backoff.has_value()) group_backoff_.Set({p.id, g.backoff->error_code}, 1);
     group_cost_.Set({p.id}, p.price_per_hour * (g.counts.registered + g.upcoming));
-    if (!p.gpus.has_value()) continue;
+    if (p.gpus == nullptr) continue;
     const double per_node = p.gpus->physical_count;
     for (int i : g.nodes) {
       const NodeStatus& s = state.nodes[i];
@@ -254,7 +254,7 @@ void AutoscalerMetrics::RecordIdleGpus(const LoopReport& report) {
     auto idle = report.idle_gpus.find(g.id());
     const double gpus = idle == report.idle_gpus.end() ? 0 : idle->second;
     idle_gpus_.Set({g.id()}, gpus);
-    if (gpus <= 0 || since <= absl::ZeroDuration() || !g.provider->gpus.has_value()) continue;
+    if (gpus <= 0 || since <= absl::ZeroDuration() || g.provider->gpus == nullptr) continue;
     idle_gpu_seconds_.Add({g.id()}, gpus * absl::ToDoubleSeconds(since));
     const double per_gpu_hour =
         g.provider->price_per_hour / std::max(1, g.provider->gpus->physical_count);

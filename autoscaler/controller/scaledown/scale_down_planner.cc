@@ -167,7 +167,7 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
   const NodeObject& n = *s.node;
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = n.Gpus();
   const bool own_gpus = own.ok() && *own != nullptr;
-  const GpuInventory* gpus = own_gpus ? own->get() : g.gpus.has_value() ? &*g.gpus : nullptr;
+  const GpuInventory* gpus = own_gpus ? own->get() : g.gpus.get();
   const auto compute = [&] {
     const NamedMigLayout* layout = nullptr;
     if (gpus != nullptr) {
@@ -247,7 +247,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
     keys[i] = Key{!due,
                   judged == drain_judged_at_.end() ? absl::InfinitePast() : judged->second,
                   !marked.has_value(),
-                  !g.gpus.has_value(),
+                  g.gpus == nullptr,
                   -g.price_per_hour,
                   &node.name};
   }

@@ -68,7 +68,7 @@ ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventor
     const std::optional<GpuResource> r = ClassifyGpuResource(name);
     if (!r.has_value() || r->vendor != gpus.vendor) out.Set(name, q);
   }
-  return out + gpus.Advertised(FindLayout(gpus, layout));
+  return out + *gpus.SharedAdvertised(FindLayout(gpus, layout));
 }
 
 // A node still starting, as it will be once its GPUs are advertised: the template's GPUs in
@@ -85,7 +85,7 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
   out.annotations = Overlay(t.annotations, n.annotations);
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
   const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
-  if (g.gpus.has_value()) {
+  if (g.gpus != nullptr) {
     out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);
     if (!s.mig_layout.empty()) out.labels[kMigConfigLabel] = s.mig_layout;
   } else {
@@ -119,7 +119,7 @@ Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
   out.annotations = t.annotations;
   out.taints = t.taints;
   out.allocatable =
-      g.gpus.has_value() ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
+      g.gpus != nullptr ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
   out.upcoming = true;
   out.group_id = group;
   for (const PodSpec& ds : t.daemonset_pods) out.pods.push_back(std::make_shared<PodSpec>(ds));

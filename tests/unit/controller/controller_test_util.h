@@ -32,7 +32,7 @@ inline ProviderGroup Group(const std::string& id, NodeTemplate t, int target = 0
   g.max_size = max;
   g.target_size = target;
   auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, id);
-  if (gpus.ok()) g.gpus = *gpus;
+  if (gpus.ok() && gpus->has_value()) g.gpus = std::make_shared<const GpuInventory>(**gpus);
   g.node_template = std::move(t);
   return g;
 }
