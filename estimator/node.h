@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "base/memo.h"
 #include "estimator/labels.h"
 #include "estimator/pod.h"
 #include "estimator/resource_list.h"
@@ -40,10 +39,6 @@ struct NodeProps {
   bool unschedulable = false;
   std::string group_id;
   std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs, or none that could be read
-  // Whether CheckNodeStatic lets pods of a selection on, by NodeSelectionKey, for selections
-  // that do not read the node's name: kept as long as the props, which the controller keeps
-  // from loop to loop with the Node object.
-  MemoMap<std::string, bool> admits;
 };
 
 struct Node {

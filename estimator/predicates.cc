@@ -17,13 +17,6 @@ bool MatchesNodeSelection(const PodSpec& pod, const Labels& labels, absl::string
          pod.required_node_affinity->Matches(labels, node_name);
 }
 
-bool SelectionReadsNodeName(const PodSpec& pod) {
-  if (!pod.required_node_affinity.has_value()) return false;
-  const std::vector<NodeSelectorTerm>& terms = pod.required_node_affinity->terms;
-  return std::any_of(terms.begin(), terms.end(),
-                     [](const NodeSelectorTerm& t) { return !t.match_fields.empty(); });
-}
-
 std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& props,
                                            absl::string_view node_name) {
   if (props.unschedulable) {

@@ -30,10 +30,6 @@ inline constexpr absl::string_view kReasonSpreadMissingLabel =
 // The pod's nodeSelector and required node affinity.
 bool MatchesNodeSelection(const PodSpec& pod, const Labels& labels, absl::string_view node_name);
 
-// Whether the pod's node selection looks at a node's name (a matchFields term), not only at
-// its labels.
-bool SelectionReadsNodeName(const PodSpec& pod);
-
 // Checks that depend on the node's labels, taints and cordon alone, so they hold for every
 // node made from one template.
 std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& props,

@@ -65,7 +65,7 @@ TEST_CASE("a node that took pods from a removed node moves them on if it goes to
 
 TEST_CASE("nodes that share their props still each answer a pod that picks a node by name",
           "[removal]") {
-  // The props remember verdicts by selection; one that reads the node's name is not theirs.
+  // Whatever is remembered of shared props, a selection that reads the node's name is not theirs.
   auto props = std::make_shared<NodeProps>();
   std::vector<Node> nodes = {CpuNode("leaving", "1"), CpuNode("x", "0"), CpuNode("y", "0")};
   for (Node& n : nodes) n.props = props;
