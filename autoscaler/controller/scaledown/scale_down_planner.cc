@@ -1,6 +1,7 @@
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -153,6 +154,22 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
   return drains;
 }
 
+// Each node's place among the nodes by name. Both cluster sources list nodes in name order,
+// so that is checked and taken as it is; sorting by name again cost a string comparison in
+// nearly every comparison of the judging order.
+std::vector<int> NameRanks(const ClusterState& state) {
+  std::vector<int> rank(state.nodes.size());
+  std::iota(rank.begin(), rank.end(), 0);
+  const auto by_name = [&](int a, int b) {
+    return state.nodes[a].node->node.name < state.nodes[b].node->node.name;
+  };
+  if (std::is_sorted(rank.begin(), rank.end(), by_name)) return rank;
+  std::vector<int> order = rank;
+  std::sort(order.begin(), order.end(), by_name);
+  for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r);
+  return rank;
+}
+
 }  // namespace
 
 std::string NodeJudgement::Detail() const {
@@ -231,12 +248,14 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
     bool unmarked;
     bool no_gpus;
     double minus_price;
-    const std::string* name;
+    int name_rank;  // by name, last: most nodes tie on the rest
     bool operator<(const Key& o) const {
-      return std::tie(not_due, drain_judged_at, unmarked, no_gpus, minus_price, *name) <
-             std::tie(o.not_due, o.drain_judged_at, o.unmarked, o.no_gpus, o.minus_price, *o.name);
+      return std::tie(not_due, drain_judged_at, unmarked, no_gpus, minus_price, name_rank) <
+             std::tie(o.not_due, o.drain_judged_at, o.unmarked, o.no_gpus, o.minus_price,
+                      o.name_rank);
     }
   };
+  const std::vector<int> name_rank = NameRanks(state);
   std::vector<Key> keys(state.nodes.size());
   for (int i : order) {
     const Node& node = state.nodes[i].node->node;
@@ -249,7 +268,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
                   !marked.has_value(),
                   g.gpus == nullptr,
                   -g.price_per_hour,
-                  &node.name};
+                  name_rank[i]};
   }
   const auto less = [&](int a, int b) { return keys[a] < keys[b]; };
   std::sort(order.begin(), order.end(), less);

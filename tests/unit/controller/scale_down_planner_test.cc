@@ -96,6 +96,21 @@ TEST_CASE("an empty GPU node is unneeded at once and goes after its group's unne
   CHECK(plan.removals[0].reason == "empty");
 }
 
+TEST_CASE("nodes alike are judged in name order, however the source lists them",
+          "[controller][scale-down]") {
+  Fixture f(0);
+  for (const char* name : {"h100-b", "h100-c", "h100-a"}) f.AddNode(name);
+  const auto judged_order = [](const ScaleDownPlan& plan) {
+    std::vector<int> order;
+    for (const NodeJudgement& j : plan.judged) order.push_back(j.node);
+    return order;
+  };
+  CHECK(judged_order(f.Plan()) == std::vector<int>{2, 0, 1});
+  // A node marked unneeded long enough is judged first, whatever its name.
+  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[1]), absl::Minutes(10));
+  CHECK(judged_order(f.Plan()) == std::vector<int>{1, 2, 0});
+}
+
 TEST_CASE("a node whose GPUs are half used or more stays", "[controller][scale-down]") {
   Fixture f(1);
   f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "4"}}));
