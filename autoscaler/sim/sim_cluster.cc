@@ -64,6 +64,24 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
     view.nodes.clear();
     for (const auto& [name, node] : nodes_) view.nodes.push_back(node.object);
   }
+  PatchPods(view);
+  PatchNodePods(view);
+  for (const auto& [key, ref] : patch_.jobs) {
+    auto job = jobs_.find(key);
+    if (job == jobs_.end()) {
+      view.workloads.erase(ref);
+    } else {
+      view.workloads[ref] = job->second.first;
+    }
+  }
+  patch_.pods.clear();
+  patch_.node_pods.clear();
+  patch_.jobs.clear();
+  patch_.nodes = false;
+  return view_;
+}
+
+void SimCluster::PatchPods(ClusterView& view) const {
   bool unschedulable_changed = false;
   for (const std::string& key : patch_.pods) {
     auto it = pods_.find(key);
@@ -80,10 +98,12 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
       unschedulable_changed |= unschedulable_.erase(key) > 0;
     }
   }
-  if (unschedulable_changed) {
-    view.unschedulable.clear();
-    for (const auto& [key, pod] : unschedulable_) view.unschedulable.push_back(pod);
-  }
+  if (!unschedulable_changed) return;
+  view.unschedulable.clear();
+  for (const auto& [key, pod] : unschedulable_) view.unschedulable.push_back(pod);
+}
+
+void SimCluster::PatchNodePods(ClusterView& view) const {
   for (const std::string& name : patch_.node_pods) {
     auto node = nodes_.find(name);
     if (node == nodes_.end() || node->second.pods.empty()) {
@@ -94,19 +114,6 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
     on_node.clear();
     for (const std::string& key : node->second.pods) on_node.push_back(pods_.at(key).object);
   }
-  for (const auto& [key, ref] : patch_.jobs) {
-    auto job = jobs_.find(key);
-    if (job == jobs_.end()) {
-      view.workloads.erase(ref);
-    } else {
-      view.workloads[ref] = job->second.first;
-    }
-  }
-  patch_.pods.clear();
-  patch_.node_pods.clear();
-  patch_.jobs.clear();
-  patch_.nodes = false;
-  return view_;
 }
 
 // --- nodes -----------------------------------------------------------------------------

@@ -166,6 +166,10 @@ class SimCluster : public ClusterSource, public KubeWriter {
   void UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& change);
   // Notes for the next view that the pod changed (came, went, or was bound to a node).
   void PodChanged(const std::string& key, const std::string& node);
+  // Bring the kept view's pods (and the unschedulable ones), and its nodes' pod lists, up to
+  // what patch_ names.
+  void PatchPods(ClusterView& view) const;
+  void PatchNodePods(ClusterView& view) const;
 
   Clock& clock_;
   const std::vector<NodeGroupConfig> configs_;
