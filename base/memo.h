@@ -80,7 +80,7 @@ class KeyedMemo {
 };
 
 // Values worked out per key, all kept: for what is asked of an object under a handful of keys
-// in turn, every loop (whether a node admits each node selection). At `kMaxKeys` it starts
+// in turn (what a GPU inventory advertises under each MIG layout). At `kMaxKeys` it starts
 // again empty, so keys that churn cannot make it grow without bound.
 template <typename Key, typename T>
 class MemoMap {
