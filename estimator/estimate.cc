@@ -47,7 +47,7 @@ void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existin
     // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
     // (nobody reads why an existing node did not take a pod).
     if (admits[n] == StaticAdmissions::Verdict::kRefused) continue;
-    if (CopiesThatFit(c.request, snapshot.node(n).free, 1) == 0) continue;
+    if (!Fits(c.request, snapshot.node(n).free)) continue;
     if (!admissions.Admits(*c.pod, admits, n)) continue;
     const NodeProps& props = *snapshot.node(n).props;
     if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;

@@ -190,7 +190,7 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
     GroupPacking::Pattern pattern;
     double best_use = -1;
     for (size_t v = 0; v < items.size(); ++v) {
-      if (CopiesThatFit(requests[seed], capacity[v], 1) == 0) continue;
+      if (!Fits(requests[seed], capacity[v])) continue;
       Fill fill = FillNode(items[v], available, seed, limits.fill_search, &steps);
       const double use = GpuUse(fill, requests, t.variants[v]);
       if (use > best_use) {

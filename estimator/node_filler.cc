@@ -11,13 +11,6 @@ ResourceVector WithoutPodsSlot(ResourceVector v) {
   return v;
 }
 
-bool Fits(const ResourceVector& request, const ResourceVector& residual) {
-  for (size_t d = 0; d < request.size(); ++d) {
-    if (request[d] > residual[d]) return false;
-  }
-  return true;
-}
-
 // Depth-first over copies of each item, most copies first, so that the first complete fill
 // is first-fit-decreasing's. Keeps the best fill seen.
 class FillSearch {

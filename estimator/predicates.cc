@@ -17,20 +17,51 @@ bool MatchesNodeSelection(const PodSpec& pod, const Labels& labels, absl::string
          pod.required_node_affinity->Matches(labels, node_name);
 }
 
-std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& props,
-                                           absl::string_view node_name) {
+namespace {
+
+// The first of the node-only checks a pod fails, and the taint when it is one; no words, so
+// the hot paths that want only a yes or no build no strings.
+struct StaticRefusal {
+  enum class Kind { kNone, kUnschedulable, kNodeAffinity, kTaint } kind = Kind::kNone;
+  const Taint* taint = nullptr;
+};
+
+StaticRefusal FirstStaticRefusal(const PodSpec& pod, const NodeProps& props,
+                                 absl::string_view node_name) {
+  using Kind = StaticRefusal::Kind;
   if (props.unschedulable) {
     // The scheduler lets a pod that tolerates the unschedulable taint onto a cordoned node.
-    const Taint cordon{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule};
-    if (FirstUntoleratedTaint({cordon}, pod.tolerations) != nullptr) {
-      return std::string(kReasonUnschedulable);
+    static const std::vector<Taint> kCordon = {
+        {"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule}};
+    if (FirstUntoleratedTaint(kCordon, pod.tolerations) != nullptr) {
+      return {Kind::kUnschedulable};
     }
   }
-  if (!MatchesNodeSelection(pod, props.labels, node_name)) {
-    return std::string(kReasonNodeAffinity);
-  }
+  if (!MatchesNodeSelection(pod, props.labels, node_name)) return {Kind::kNodeAffinity};
   if (const Taint* taint = FirstUntoleratedTaint(props.taints, pod.tolerations)) {
-    return absl::StrCat("node(s) had untolerated taint ", taint->ToString());
+    return {Kind::kTaint, taint};
+  }
+  return {};
+}
+
+}  // namespace
+
+bool AdmitsStatically(const PodSpec& pod, const NodeProps& props, absl::string_view node_name) {
+  return FirstStaticRefusal(pod, props, node_name).kind == StaticRefusal::Kind::kNone;
+}
+
+std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& props,
+                                           absl::string_view node_name) {
+  const StaticRefusal refusal = FirstStaticRefusal(pod, props, node_name);
+  switch (refusal.kind) {
+    case StaticRefusal::Kind::kNone:
+      return std::nullopt;
+    case StaticRefusal::Kind::kUnschedulable:
+      return std::string(kReasonUnschedulable);
+    case StaticRefusal::Kind::kNodeAffinity:
+      return std::string(kReasonNodeAffinity);
+    case StaticRefusal::Kind::kTaint:
+      return absl::StrCat("node(s) had untolerated taint ", refusal.taint->ToString());
   }
   return std::nullopt;
 }

@@ -34,6 +34,8 @@ bool MatchesNodeSelection(const PodSpec& pod, const Labels& labels, absl::string
 // node made from one template.
 std::optional<std::string> CheckNodeStatic(const PodSpec& pod, const NodeProps& props,
                                            absl::string_view node_name);
+// The same checks when only the verdict is wanted: no words are built.
+bool AdmitsStatically(const PodSpec& pod, const NodeProps& props, absl::string_view node_name);
 
 // Free resources and pod count.
 std::optional<std::string> CheckResources(const ResourceCatalog& catalog,

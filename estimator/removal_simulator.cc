@@ -28,7 +28,7 @@ int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request
     if (n == leaving || excluded_[n]) continue;
     if (admits[n] == Verdict::kRefused && first_refusal >= 0) continue;
     // Most nodes are too full: the cheap test first, the scheduler's checks after.
-    if (CopiesThatFit(request, snapshot_.node(n).free, 1) == 0) continue;
+    if (!Fits(request, snapshot_.node(n).free)) continue;
     const bool admitted = admissions_.Admits(pod, admits, n);
     if (admitted && !WhyNotOn(pod, request, n, admitted).has_value()) return static_cast<int>(n);
     if (first_refusal < 0) first_refusal = static_cast<int>(n);

@@ -77,6 +77,13 @@ void SubtractFrom(ResourceVector& from, const ResourceVector& sub, int64_t times
   for (size_t i = 0; i < sub.size(); ++i) from[i] -= sub[i] * times;
 }
 
+bool Fits(const ResourceVector& request, const ResourceVector& free) {
+  for (size_t i = 0; i < request.size(); ++i) {
+    if (request[i] > 0 && At(free, i) < request[i]) return false;
+  }
+  return true;
+}
+
 int64_t CopiesThatFit(const ResourceVector& request, const ResourceVector& free, int64_t cap) {
   int64_t copies = cap;
   for (size_t i = 0; i < request.size() && copies > 0; ++i) {

@@ -56,6 +56,8 @@ class ResourceCatalog {
 inline int64_t At(const ResourceVector& v, size_t slot) { return slot < v.size() ? v[slot] : 0; }
 void AddInto(ResourceVector& into, const ResourceVector& add, int64_t times = 1);
 void SubtractFrom(ResourceVector& from, const ResourceVector& sub, int64_t times = 1);
+// Whether one `request` fits in `free`: CopiesThatFit(request, free, 1) > 0 without dividing.
+bool Fits(const ResourceVector& request, const ResourceVector& free);
 // How many copies of `request` fit in `free` (capped at `cap`).
 int64_t CopiesThatFit(const ResourceVector& request, const ResourceVector& free, int64_t cap);
 // The first slot, in kube-scheduler's order of resource names, where request exceeds free.

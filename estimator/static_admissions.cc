@@ -13,8 +13,8 @@ std::vector<StaticAdmissions::Verdict>& StaticAdmissions::For(const PodSpec& pod
 bool StaticAdmissions::Admits(const PodSpec& pod, std::vector<Verdict>& verdicts, size_t n) const {
   if (verdicts[n] == Verdict::kUnknown) {
     const SimNode& node = snapshot_.node(n);
-    verdicts[n] = CheckNodeStatic(pod, *node.props, node.name).has_value() ? Verdict::kRefused
-                                                                           : Verdict::kAdmitted;
+    verdicts[n] =
+        !AdmitsStatically(pod, *node.props, node.name) ? Verdict::kRefused : Verdict::kAdmitted;
   }
   return verdicts[n] == Verdict::kAdmitted;
 }

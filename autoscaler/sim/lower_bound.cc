@@ -40,7 +40,7 @@ std::vector<GroupShape> GroupShapes(const std::vector<NodeGroupConfig>& groups) 
 // weighted `gpu_weight` on a GPU node; nullopt when no node of the group can hold it.
 std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const GpuPolicy& policy,
                               double gpu_weight) {
-  if (CheckNodeStatic(pod, g.props, g.config->spec.id).has_value()) return std::nullopt;
+  if (!AdmitsStatically(pod, g.props, g.config->spec.id)) return std::nullopt;
   if (g.gpus.has_value() && CheckGpuFit(pod, *g.gpus, policy).has_value()) return std::nullopt;
   std::vector<const NamedMigLayout*> layouts = {nullptr};
   if (g.gpus.has_value() && !g.gpus->mig_layouts.empty()) {

@@ -32,7 +32,7 @@ bool SimScheduler::Admits(const std::string& name, const SimNode& node, const Si
   int8_t& verdict = node.admits[shape];
   if (verdict >= 0) return verdict == 1;
   const PodSpec& spec = pod.object->spec;
-  bool ok = !CheckNodeStatic(spec, *node.props, name).has_value();
+  bool ok = AdmitsStatically(spec, *node.props, name);
   if (ok && node.props->gpu != nullptr) ok = !CheckGpuFit(spec, *node.props->gpu, policy_);
   verdict = ok ? 1 : 0;
   return ok;

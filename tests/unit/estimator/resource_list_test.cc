@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "estimator/resource_vector.h"
+
 namespace gpua {
 namespace {
 
@@ -78,6 +80,26 @@ TEST_CASE("a bad quantity in a resource list names the field and quotes the valu
   absl::StatusOr<ResourceList> unnamed = ResourceList::Parse({{"", "1"}}, "allocatable");
   REQUIRE_FALSE(unnamed.ok());
   CHECK_THAT(std::string(unnamed.status().message()), Catch::Contains("empty name"));
+}
+
+}  // namespace
+}  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("a request fits where one copy of it fits, and a slot free lacks holds nothing",
+          "[resources]") {
+  const ResourceVector free = {4000, 1 << 20, 0, 3};
+  CHECK(Fits({4000, 1 << 20, 0, 1}, free));
+  CHECK_FALSE(Fits({4001, 0, 0, 1}, free));
+  CHECK_FALSE(Fits({0, 0, 0, 1, 1}, free));        // a GPU the node does not have
+  CHECK(Fits({0, 0, 0, 1, 0}, free));              // asking for none of it is no claim
+  CHECK_FALSE(Fits({1, 0, 0, 1}, {-5, 0, 0, 3}));  // overcommitted: nothing fits
+  for (const ResourceVector& request :
+       {ResourceVector{4000, 1 << 20, 0, 1}, ResourceVector{4001}, ResourceVector{0, 0, 0, 4}}) {
+    CHECK(Fits(request, free) == (CopiesThatFit(request, free, 1) > 0));
+  }
 }
 
 }  // namespace

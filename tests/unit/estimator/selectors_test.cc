@@ -2,6 +2,7 @@
 
 #include "estimator/labels.h"
 #include "estimator/pod.h"
+#include "estimator/predicates.h"
 #include "estimator/taints.h"
 #include "test_util.h"
 
@@ -78,6 +79,30 @@ TEST_CASE("NoSchedule and NoExecute taints block, PreferNoSchedule does not", "[
   const Taint* blocking = FirstUntoleratedTaint(taints, {});
   REQUIRE(blocking != nullptr);
   CHECK(blocking->ToString() == "{b: x}");
+}
+
+TEST_CASE("the yes-or-no node check agrees with the worded one: cordon, selector, taint",
+          "[taints]") {
+  NodeProps props;
+  props.labels = {{"pool", "gpu"}};
+  props.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}};
+  PodSpec pod = testing::Pod("p", Res({{"cpu", "1"}}));
+  pod.node_selector["pool"] = "gpu";
+  const auto both = [&](absl::string_view node) {
+    const std::optional<std::string> words = CheckNodeStatic(pod, props, node);
+    CHECK(AdmitsStatically(pod, props, node) == !words.has_value());
+    return words.value_or("admitted");
+  };
+  CHECK(both("n1") == "node(s) had untolerated taint {nvidia.com/gpu: present}");
+  pod.tolerations.push_back(testing::TolerateGpu());
+  CHECK(both("n1") == "admitted");
+  props.unschedulable = true;
+  CHECK(both("n1") == kReasonUnschedulable);
+  pod.tolerations.push_back(
+      {"node.kubernetes.io/unschedulable", Toleration::Op::kExists, "", TaintEffect::kNoSchedule});
+  CHECK(both("n1") == "admitted");
+  pod.node_selector["pool"] = "cpu";
+  CHECK(both("n1") == kReasonNodeAffinity);
 }
 
 TEST_CASE(
