@@ -6,11 +6,17 @@
 namespace gpua {
 
 RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy)
+    : RemovalSimulator(snapshot, own_admissions_, std::move(policy)) {}
+
+RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, StaticAdmissions& admissions,
+                                   GpuPolicy policy)
     : snapshot_(snapshot),
       policy_(std::move(policy)),
       excluded_(snapshot.size(), false),
       received_(snapshot.size()),
-      admissions_(snapshot) {}
+      admissions_(admissions) {
+  admissions_.Begin(snapshot);
+}
 
 void RemovalSimulator::Exclude(size_t node) {
   if (node < excluded_.size()) excluded_[node] = true;
@@ -18,27 +24,27 @@ void RemovalSimulator::Exclude(size_t node) {
 
 int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                                std::string* why_not) {
-  // Pods of one selection are admitted or refused alike by a node's labels and taints; with
-  // many pods and nodes that verdict was most of the work. Once a node has refused, one
-  // known to refuse is passed over before anything else is looked at.
-  using Verdict = StaticAdmissions::Verdict;
-  std::vector<Verdict>& admits = admissions_.For(pod);
-  int first_refusal = -1;  // its reason is worked out only when no node takes the pod
-  for (size_t n = 0; n < snapshot_.size(); ++n) {
+  // Pods of one selection are admitted or refused alike by a node's labels and taints, and
+  // most nodes refuse most pods: only the admitting ones are looked at, the cheap test first.
+  for (const uint32_t n : admissions_.Admitting(pod)) {
     if (n == leaving || excluded_[n]) continue;
-    if (admits[n] == Verdict::kRefused && first_refusal >= 0) continue;
-    // Most nodes are too full: the cheap test first, the scheduler's checks after.
     if (!Fits(request, snapshot_.node(n).free)) continue;
-    const bool admitted = admissions_.Admits(pod, admits, n);
-    if (admitted && !WhyNotOn(pod, request, n, admitted).has_value()) return static_cast<int>(n);
-    if (first_refusal < 0) first_refusal = static_cast<int>(n);
+    if (!WhyNotOn(pod, request, n, true).has_value()) return static_cast<int>(n);
   }
-  if (first_refusal >= 0) {
-    const size_t n = static_cast<size_t>(first_refusal);
-    *why_not = absl::StrCat(WhyNotOn(pod, request, n, admits[n] == Verdict::kAdmitted).value_or(""),
-                            " on node ", snapshot_.node(n).name);
-  }
+  *why_not = ClosestMiss(pod, request, leaving);
   return -1;
+}
+
+std::string RemovalSimulator::ClosestMiss(const PodSpec& pod, const ResourceVector& request,
+                                          size_t leaving) {
+  std::vector<StaticAdmissions::Verdict>& admits = admissions_.For(pod);
+  for (size_t n = 0; n < snapshot_.size(); ++n) {
+    if (n == leaving || excluded_[n] || !Fits(request, snapshot_.node(n).free)) continue;
+    const bool admitted = admissions_.Admits(pod, admits, n);
+    return absl::StrCat(WhyNotOn(pod, request, n, admitted).value_or(""), " on node ",
+                        snapshot_.node(n).name);
+  }
+  return "";
 }
 
 std::optional<std::string> RemovalSimulator::WhyNotOn(const PodSpec& pod,

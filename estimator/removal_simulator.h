@@ -18,6 +18,8 @@ namespace gpua {
 class RemovalSimulator {
  public:
   explicit RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy = {});
+  // With node admissions kept by the caller from one pass to the next; begins a pass on them.
+  RemovalSimulator(ClusterSnapshot& snapshot, StaticAdmissions& admissions, GpuPolicy policy = {});
 
   // A node that takes no pods: one being removed, cordoned, or not ready.
   void Exclude(size_t node);
@@ -31,6 +33,8 @@ class RemovalSimulator {
   // The first node that takes `pod`, or -1.
   int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                std::string* why_not);
+  // Why `pod` fits nowhere, told of the first other node with room for its requests.
+  std::string ClosestMiss(const PodSpec& pod, const ResourceVector& request, size_t leaving);
   // Why node `n` does not take `pod` (its labels and taints left out when `admitted`).
   std::optional<std::string> WhyNotOn(const PodSpec& pod, const ResourceVector& request, size_t n,
                                       bool admitted) const;
@@ -39,7 +43,8 @@ class RemovalSimulator {
   const GpuPolicy policy_;
   std::vector<bool> excluded_;
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
-  StaticAdmissions admissions_;
+  StaticAdmissions own_admissions_;                    // when the caller keeps none
+  StaticAdmissions& admissions_;
 };
 
 }  // namespace gpua

@@ -1,22 +1,75 @@
 #include "estimator/static_admissions.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "estimator/predicates.h"
 
 namespace gpua {
 
+std::vector<int32_t> StaticAdmissions::CarriedIndex(const ClusterSnapshot& snapshot) const {
+  absl::flat_hash_map<const NodeProps*, int32_t> old_index;
+  old_index.reserve(props_.size());
+  for (size_t i = 0; i < props_.size(); ++i) {
+    old_index.try_emplace(props_[i].get(), static_cast<int32_t>(i));
+  }
+  std::vector<int32_t> carried(snapshot.size(), -1);
+  for (size_t n = 0; n < snapshot.size(); ++n) {
+    const SimNode& node = snapshot.node(n);
+    auto it = old_index.find(node.props.get());
+    // Nodes may share props (a template's): the name tells them apart.
+    if (it != old_index.end() && names_[it->second] == node.name) carried[n] = it->second;
+  }
+  return carried;
+}
+
+void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
+  const std::vector<int32_t> carried = CarriedIndex(snapshot);
+  absl::erase_if(by_selection_, [](const auto& entry) { return !entry.second.asked; });
+  for (auto& [key, s] : by_selection_) {
+    std::vector<Verdict> verdicts(snapshot.size(), Verdict::kUnknown);
+    for (size_t n = 0; n < carried.size(); ++n) {
+      const int32_t old = carried[n];
+      if (old >= 0 && static_cast<size_t>(old) < s.verdicts.size()) verdicts[n] = s.verdicts[old];
+    }
+    s = Selection{std::move(verdicts)};
+  }
+  snapshot_ = &snapshot;
+  props_.clear();
+  names_.clear();
+  for (const SimNode& node : snapshot.nodes()) {
+    props_.push_back(node.props);
+    names_.push_back(node.name);
+  }
+}
+
+StaticAdmissions::Selection& StaticAdmissions::SelectionOf(const PodSpec& pod) {
+  Selection& s = by_selection_[NodeSelectionKey(pod)];
+  s.asked = true;
+  if (s.verdicts.size() < snapshot_->size())
+    s.verdicts.resize(snapshot_->size(), Verdict::kUnknown);
+  return s;
+}
+
 std::vector<StaticAdmissions::Verdict>& StaticAdmissions::For(const PodSpec& pod) {
-  std::vector<Verdict>& verdicts = by_selection_[NodeSelectionKey(pod)];
-  verdicts.resize(snapshot_.size(), Verdict::kUnknown);
-  return verdicts;
+  return SelectionOf(pod).verdicts;
 }
 
 bool StaticAdmissions::Admits(const PodSpec& pod, std::vector<Verdict>& verdicts, size_t n) const {
   if (verdicts[n] == Verdict::kUnknown) {
-    const SimNode& node = snapshot_.node(n);
+    const SimNode& node = snapshot_->node(n);
     verdicts[n] =
-        !AdmitsStatically(pod, *node.props, node.name) ? Verdict::kRefused : Verdict::kAdmitted;
+        AdmitsStatically(pod, *node.props, node.name) ? Verdict::kAdmitted : Verdict::kRefused;
   }
   return verdicts[n] == Verdict::kAdmitted;
+}
+
+const std::vector<uint32_t>& StaticAdmissions::Admitting(const PodSpec& pod) {
+  Selection& s = SelectionOf(pod);
+  for (; s.admitting_upto < snapshot_->size(); ++s.admitting_upto) {
+    if (Admits(pod, s.verdicts, s.admitting_upto)) {
+      s.admitting.push_back(static_cast<uint32_t>(s.admitting_upto));
+    }
+  }
+  return s.admitting;
 }
 
 }  // namespace gpua

@@ -50,13 +50,13 @@ struct Judging {
   RunningNodeCache& cache;
 
   Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes,
-          RunningNodeCache& c)
+          RunningNodeCache& c, StaticAdmissions& admissions)
       : view(v),
         state(s),
         rules(r),
         snapshot_index(std::move(nodes.index)),
         snapshot(std::move(nodes.nodes)),
-        simulator(snapshot),
+        simulator(snapshot, admissions),
         budgets(BudgetsAllowed(v)),
         cache(c) {
     for (size_t i = 0; i < snapshot.size(); ++i) {
@@ -293,7 +293,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   const DrainRules rules{options_.skip_nodes_with_local_storage,
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
-  Judging j(view, state, rules, TargetNodes(view, state, nodes), nodes);
+  Judging j(view, state, rules, TargetNodes(view, state, nodes), nodes, admissions_);
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);

@@ -23,6 +23,7 @@
 #include "autoscaler/controller/running_node_cache.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/node_utilization.h"
+#include "estimator/static_admissions.h"
 
 namespace gpua {
 
@@ -114,6 +115,8 @@ class ScaleDownPlanner {
   const ClusterLimits& limits_;
   // When each node last had its drain simulated, so a bounded loop gets round to all.
   absl::flat_hash_map<std::string, absl::Time> drain_judged_at_;
+  // Which nodes' labels and taints admit which pods, carried from loop to loop.
+  StaticAdmissions admissions_;
 };
 
 }  // namespace gpua
