@@ -42,13 +42,11 @@ void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existin
                           const GpuPolicy& policy, StaticAdmissions& admissions,
                           std::vector<ExistingPlacement>& placed) {
   int64_t checks = 0;
-  std::vector<StaticAdmissions::Verdict>& admits = admissions.For(*c.pod);
-  for (size_t n = 0; n < existing && c.remaining() > 0; ++n) {
+  for (const uint32_t n : admissions.Admitting(*c.pod)) {
+    if (n >= existing || c.remaining() == 0) break;
     // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
     // (nobody reads why an existing node did not take a pod).
-    if (admits[n] == StaticAdmissions::Verdict::kRefused) continue;
     if (!Fits(c.request, snapshot.node(n).free)) continue;
-    if (!admissions.Admits(*c.pod, admits, n)) continue;
     const NodeProps& props = *snapshot.node(n).props;
     if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
     std::optional<std::string> ignored;
@@ -61,9 +59,9 @@ void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existin
 // Places what fits on existing and upcoming nodes, first fit in node order; gangs are
 // placed there whole or not at all.
 void PlaceOnExisting(std::vector<PodClass>& classes, ClusterSnapshot& snapshot,
-                     const GpuPolicy& policy, ScaleUpPlan& plan) {
+                     const GpuPolicy& policy, StaticAdmissions& admissions, ScaleUpPlan& plan) {
   const size_t existing = snapshot.size();
-  StaticAdmissions admissions(snapshot);             // of the first `existing` nodes, which stay
+  admissions.Begin(snapshot);                        // over the first `existing` nodes, which stay
   std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
   for (size_t ci = 0; ci < classes.size(); ++ci) {
     PodClass& c = classes[ci];
@@ -456,18 +454,29 @@ int ScaleUpPlan::total_new_nodes() const {
 ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<NodeGroupSpec>& groups,
                      ClusterSnapshot& snapshot, Expander& expander,
                      const EstimateOptions& options) {
+  std::vector<const PodSpec*> pods;
+  pods.reserve(pending.size());
+  for (const PodSpec& p : pending) pods.push_back(&p);
+  StaticAdmissions admissions;
+  return Estimate(pods, groups, snapshot, expander, options, admissions);
+}
+
+ScaleUpPlan Estimate(const std::vector<const PodSpec*>& pending,
+                     const std::vector<NodeGroupSpec>& groups, ClusterSnapshot& snapshot,
+                     Expander& expander, const EstimateOptions& options,
+                     StaticAdmissions& admissions) {
   ScaleUpPlan plan;
   snapshot.Fork();
   std::vector<PodClass> classes = BuildClasses(pending, snapshot);
-  PlaceOnExisting(classes, snapshot, options.gpu_policy, plan);
+  PlaceOnExisting(classes, snapshot, options.gpu_policy, admissions, plan);
   Estimator estimator(groups, snapshot, classes, options);
   estimator.Run(expander, plan);
 
   for (size_t i = 0; i < pending.size(); ++i) {
-    if (pending[i].invalid.ok()) continue;
+    if (pending[i]->invalid.ok()) continue;
     auto reasons = std::make_shared<GroupReasons>();
     for (const NodeGroupSpec& g : groups) {
-      (*reasons)[g.id] = std::string(pending[i].invalid.message());
+      (*reasons)[g.id] = std::string(pending[i]->invalid.message());
     }
     plan.unschedulable.push_back({static_cast<int>(i), std::move(reasons)});
   }

@@ -13,6 +13,7 @@
 #include "estimator/expander.h"
 #include "estimator/gpu/gpu_predicates.h"
 #include "estimator/node.h"
+#include "estimator/static_admissions.h"
 
 namespace gpua {
 
@@ -80,6 +81,12 @@ struct ScaleUpPlan {
 // Plans for `pending`. The snapshot is used for what-ifs and left as it was found.
 ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<NodeGroupSpec>& groups,
                      ClusterSnapshot& snapshot, Expander& expander, const EstimateOptions& options);
+// The same for pods held elsewhere, with node admissions the caller keeps from one estimate
+// to the next (a controller plans every loop over mostly the same nodes).
+ScaleUpPlan Estimate(const std::vector<const PodSpec*>& pending,
+                     const std::vector<NodeGroupSpec>& groups, ClusterSnapshot& snapshot,
+                     Expander& expander, const EstimateOptions& options,
+                     StaticAdmissions& admissions);
 
 }  // namespace gpua
 

@@ -41,11 +41,12 @@ void PodClass::TakeMembers(int64_t count, std::vector<int>* into) {
   for (int64_t i = 0; i < count; ++i) into->push_back(members[next++]);
 }
 
-std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterSnapshot& snapshot) {
+std::vector<PodClass> BuildClasses(const std::vector<const PodSpec*>& pending,
+                                   ClusterSnapshot& snapshot) {
   std::vector<PodClass> classes;
   absl::flat_hash_map<std::string, size_t> by_key;
   for (size_t i = 0; i < pending.size(); ++i) {
-    const PodSpec& pod = pending[i];
+    const PodSpec& pod = *pending[i];
     if (!pod.invalid.ok()) continue;
     auto [it, inserted] = by_key.try_emplace(EquivalenceKey(pod), classes.size());
     if (inserted) {

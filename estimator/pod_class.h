@@ -26,7 +26,8 @@ struct PodClass {
 };
 
 // Groups the valid pending pods into classes, in order of first appearance.
-std::vector<PodClass> BuildClasses(const std::vector<PodSpec>& pending, ClusterSnapshot& snapshot);
+std::vector<PodClass> BuildClasses(const std::vector<const PodSpec*>& pending,
+                                   ClusterSnapshot& snapshot);
 
 }  // namespace gpua
 

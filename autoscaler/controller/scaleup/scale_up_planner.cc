@@ -9,20 +9,20 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
                                      const std::vector<PodPtr>& pending, Expander& expander,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     RunningNodeCache& nodes) const {
+                                     RunningNodeCache& nodes) {
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
       BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints, nodes);
-  std::vector<PodSpec> pods;
+  std::vector<const PodSpec*> pods;  // the informers' own: what is kept on them lasts
   pods.reserve(pending.size());
-  for (const PodPtr& p : pending) pods.push_back(p->spec);
+  for (const PodPtr& p : pending) pods.push_back(&p->spec);
 
   EstimateOptions options;
   options.max_new_nodes = options_.max_nodes_per_scaleup;
   options.budgets = LimitBudgets(limits_, state, added, nodes);
   ClusterSnapshot snapshot(std::move(cluster.nodes));
-  const ScaleUpPlan plan = Estimate(pods, cluster.groups, snapshot, expander, options);
+  const ScaleUpPlan plan = Estimate(pods, cluster.groups, snapshot, expander, options, admissions_);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);

@@ -49,11 +49,13 @@ class ScaleUpPlanner {
   ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
                        const std::vector<PodPtr>& pending, Expander& expander,
                        const std::map<std::string, int>& added,
-                       const std::set<std::string>& excluded, RunningNodeCache& nodes) const;
+                       const std::set<std::string>& excluded, RunningNodeCache& nodes);
 
  private:
   const ScaleUpOptions& options_;
   const ClusterLimits& limits_;
+  // Which nodes' labels and taints admit which pods, carried from loop to loop.
+  StaticAdmissions admissions_;
 };
 
 }  // namespace gpua

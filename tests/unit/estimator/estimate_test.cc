@@ -211,6 +211,49 @@ TEST_CASE("the pod limit of a node is honoured with its own reason", "[estimate]
   CHECK(CheckFit(pods[0], request, snapshot, 0) == std::string(kReasonTooManyPods));
 }
 
+TEST_CASE(
+    "estimates that keep admissions between them place as fresh ones do, node changes and all",
+    "[estimate]") {
+  const auto props = [](const std::string& pool, bool cordoned) {
+    auto p = std::make_shared<NodeProps>();
+    p->labels = {{"pool", pool}};
+    p->unschedulable = cordoned;
+    return std::shared_ptr<const NodeProps>(std::move(p));
+  };
+  const auto node = [](const std::string& name, std::shared_ptr<const NodeProps> p) {
+    Node n = ExistingNode(name, Res({{"cpu", "2"}, {"pods", "10"}}));
+    n.props = std::move(p);
+    return n;
+  };
+  std::vector<PodSpec> pods = Replicas("web", 3, Res({{"cpu", "1"}}));
+  std::vector<const PodSpec*> pending;
+  for (PodSpec& p : pods) {
+    p.node_selector["pool"] = "x";
+    pending.push_back(&p);
+  }
+  const std::vector<NodeGroupSpec> groups = {Group("g", Res({{"cpu", "4"}, {"pods", "10"}}))};
+  const auto a = props("x", false);
+  StaticAdmissions kept;
+  const auto placed = [&](std::vector<Node> nodes, StaticAdmissions& admissions) {
+    ClusterSnapshot snapshot(std::move(nodes));
+    auto chain = MakeExpanderChain("least-waste", {});
+    std::vector<std::string> where;
+    for (const ExistingPlacement& e :
+         Estimate(pending, groups, snapshot, **chain, {}, admissions).on_existing) {
+      where.push_back(e.node);
+    }
+    return where;
+  };
+  CHECK(placed({node("a", a), node("b", props("y", false))}, kept) ==
+        std::vector<std::string>{"a", "a"});
+  // a is cordoned now (new props), b joined pool x, c is new: a kept verdict must not stick.
+  const std::vector<Node> later = {node("a", props("x", true)), node("b", props("x", false)),
+                                   node("c", a)};
+  StaticAdmissions fresh;
+  CHECK(placed(later, kept) == placed(later, fresh));
+  CHECK(placed(later, kept) == std::vector<std::string>{"b", "b", "c"});
+}
+
 TEST_CASE("a cordoned node takes no new pods", "[predicates]") {
   Node n = ExistingNode("n", Res({{"cpu", "8"}, {"pods", "10"}}));
   n.unschedulable = true;

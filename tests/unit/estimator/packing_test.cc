@@ -26,6 +26,12 @@ int64_t Copies(const Fill& fill, size_t item) {
   return 0;
 }
 
+std::vector<const PodSpec*> Pointers(const std::vector<PodSpec>& pods) {
+  std::vector<const PodSpec*> out;
+  for (const PodSpec& p : pods) out.push_back(&p);
+  return out;
+}
+
 TEST_CASE("with no search budget a node is filled as first fit decreasing fills it", "[packing]") {
   // Capacity 12: FFD takes 6 then 5 and stops with 1 left, too little for a 3.
   FillItems items({Vec(6), Vec(5), Vec(3)}, {12, 0, 0, 110}, {1, 1, 2});
@@ -75,7 +81,7 @@ TEST_CASE("10,000 replicas are packed as a handful of repeated node fills", "[pa
     pods.push_back(Pod(absl::StrCat("web-", i), Res({{"cpu", "300m"}}), "web"));
   }
   ClusterSnapshot snapshot({});
-  std::vector<PodClass> classes = BuildClasses(pods, snapshot);
+  std::vector<PodClass> classes = BuildClasses(Pointers(pods), snapshot);
   REQUIRE(classes.size() == 1);
   NodeGroupSpec group = Group("g", Res({{"cpu", "4"}, {"pods", "110"}}), 100'000);
   PreparedTemplate t = PrepareTemplate(group, snapshot);
@@ -98,7 +104,7 @@ TEST_CASE("a group's node limit stops the packing and says so for the pods left"
   for (int i = 0; i < 100; ++i)
     pods.push_back(Pod(absl::StrCat("p-", i), Res({{"cpu", "1"}}), "p"));
   ClusterSnapshot snapshot({});
-  std::vector<PodClass> classes = BuildClasses(pods, snapshot);
+  std::vector<PodClass> classes = BuildClasses(Pointers(pods), snapshot);
   NodeGroupSpec group = Group("g", Res({{"cpu", "4"}, {"pods", "110"}}), 100);
   PreparedTemplate t = PrepareTemplate(group, snapshot);
   GroupPacking packing = PackByPattern(classes, {0}, t, snapshot.catalog(), {5, 1'000'000, 300});
