@@ -1,6 +1,7 @@
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/numbers.h"
@@ -29,7 +30,7 @@ SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
     if (s.condition != NodeCondition::kReady) continue;
-    const std::string group = s.group >= 0 ? state.groups[s.group].id() : "";
+    const std::string& group = s.group >= 0 ? state.groups[s.group].id() : kNoGroup;
     out.index[i] = static_cast<int>(out.nodes.size());
     out.nodes.push_back(ExistingNode(s.node, view, group, {}, rooms));
   }
@@ -237,41 +238,43 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
 }
 
 std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl::Time now) const {
-  std::vector<int> order;
-  for (size_t i = 0; i < state.nodes.size(); ++i) {
-    if (state.nodes[i].group >= 0) order.push_back(static_cast<int>(i));
-  }
-  // Worked out once per node, not per comparison.
+  // Worked out once per node and sorted with the node, as plain integers: comparing
+  // absl::Time and doubles through a tuple was most of the sort.
   struct Key {
-    bool not_due;
-    absl::Time drain_judged_at;
-    bool unmarked;
-    bool no_gpus;
+    int64_t not_due;
+    int64_t drain_judged_at;  // nanoseconds since the epoch; never judged: the smallest
+    int64_t unmarked_no_gpus;
     double minus_price;
     int name_rank;  // by name, last: most nodes tie on the rest
+    int node;
     bool operator<(const Key& o) const {
-      return std::tie(not_due, drain_judged_at, unmarked, no_gpus, minus_price, name_rank) <
-             std::tie(o.not_due, o.drain_judged_at, o.unmarked, o.no_gpus, o.minus_price,
-                      o.name_rank);
+      if (not_due != o.not_due) return not_due < o.not_due;
+      if (drain_judged_at != o.drain_judged_at) return drain_judged_at < o.drain_judged_at;
+      if (unmarked_no_gpus != o.unmarked_no_gpus) return unmarked_no_gpus < o.unmarked_no_gpus;
+      if (minus_price != o.minus_price) return minus_price < o.minus_price;
+      return name_rank < o.name_rank;
     }
   };
   const std::vector<int> name_rank = NameRanks(state);
-  std::vector<Key> keys(state.nodes.size());
-  for (int i : order) {
+  std::vector<Key> keys;
+  keys.reserve(state.nodes.size());
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    if (state.nodes[i].group < 0) continue;
     const Node& node = state.nodes[i].node->node;
     const ProviderGroup& g = *state.groups[state.nodes[i].group].provider;
     const std::optional<absl::Time> marked = TaintTime(node, kDeletionCandidateTaint);
     const bool due = marked.has_value() && *marked + UnneededWait(state.nodes[i], state) <= now;
     auto judged = drain_judged_at_.find(node.name);
-    keys[i] = Key{!due,
-                  judged == drain_judged_at_.end() ? absl::InfinitePast() : judged->second,
-                  !marked.has_value(),
-                  g.gpus == nullptr,
-                  -g.price_per_hour,
-                  name_rank[i]};
+    keys.push_back({!due,
+                    judged == drain_judged_at_.end() ? std::numeric_limits<int64_t>::min()
+                                                     : absl::ToUnixNanos(judged->second),
+                    2 * !marked.has_value() + (g.gpus == nullptr), -g.price_per_hour, name_rank[i],
+                    static_cast<int>(i)});
   }
-  const auto less = [&](int a, int b) { return keys[a] < keys[b]; };
-  std::sort(order.begin(), order.end(), less);
+  std::sort(keys.begin(), keys.end());
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const Key& k : keys) order.push_back(k.node);
   return order;
 }
 
