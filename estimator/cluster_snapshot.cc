@@ -34,8 +34,8 @@ ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(no
   nodes_.reserve(source_.size());
   for (Node& n : source_) {
     SimNode sim;
-    sim.name = n.name;
     sim.props = n.props != nullptr ? n.props : PropsOf(n);
+    sim.name = std::move(n.name);  // the source is kept only for its pods
     if (n.room != nullptr && n.props != nullptr) {
       TakeRoom(*n.room, sim);
     } else {

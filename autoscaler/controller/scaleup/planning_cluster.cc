@@ -98,7 +98,9 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
 
 Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
                   const std::vector<std::string>& ignored_taints, RunningNodeCache& rooms) {
-  Node out = FromNode(*n, group);
+  Node out;  // the props carry the group and cordon
+  out.name = n->node.name;
+  out.upcoming = n->node.upcoming;
   out.props = PlanningProps(*n, group, ignored_taints);
   out.room = rooms.RoomOf(n, view);
   if (out.room == nullptr) {
@@ -192,9 +194,9 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
   out.nodes.reserve(state.nodes.size());
   for (const NodeStatus& s : state.nodes) {
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
-    const std::string group_id = group != nullptr ? group->id : "";
     if (s.condition == NodeCondition::kReady) {
-      out.nodes.push_back(ExistingNode(s.node, view, group_id, ignored_taints, rooms));
+      out.nodes.push_back(ExistingNode(s.node, view, group != nullptr ? group->id : kNoGroup,
+                                       ignored_taints, rooms));
     } else if (s.condition == NodeCondition::kNotStarted && group != nullptr &&
                group->node_template.has_value()) {
       out.nodes.push_back(

@@ -40,6 +40,9 @@ bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored 
 
 // A registered node as the estimator sees it: start-up taints dropped, the pods bound to it
 // that take room (not finished) on it, its room from `rooms`. Scale-down simulates on these too.
+// The group of a node that belongs to none.
+inline const std::string kNoGroup;
+
 Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& group,
                   const std::vector<std::string>& ignored_taints, RunningNodeCache& rooms);
 
