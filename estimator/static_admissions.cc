@@ -23,14 +23,17 @@ std::vector<int32_t> StaticAdmissions::CarriedIndex(const ClusterSnapshot& snaps
 
 void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
   const std::vector<int32_t> carried = CarriedIndex(snapshot);
-  absl::erase_if(by_selection_, [](const auto& entry) { return !entry.second.asked; });
+  ++pass_;
+  absl::erase_if(by_selection_, [&](const auto& entry) {
+    return pass_ - entry.second.asked_in_pass > kKeptPasses;
+  });
   for (auto& [key, s] : by_selection_) {
     std::vector<Verdict> verdicts(snapshot.size(), Verdict::kUnknown);
     for (size_t n = 0; n < carried.size(); ++n) {
       const int32_t old = carried[n];
       if (old >= 0 && static_cast<size_t>(old) < s.verdicts.size()) verdicts[n] = s.verdicts[old];
     }
-    s = Selection{std::move(verdicts)};
+    s = Selection{std::move(verdicts), {}, 0, s.asked_in_pass};
   }
   snapshot_ = &snapshot;
   props_.clear();
@@ -43,7 +46,7 @@ void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
 
 StaticAdmissions::Selection& StaticAdmissions::SelectionOf(const PodSpec& pod) {
   Selection& s = by_selection_[NodeSelectionKey(pod)];
-  s.asked = true;
+  s.asked_in_pass = pass_;
   if (s.verdicts.size() < snapshot_->size())
     s.verdicts.resize(snapshot_->size(), Verdict::kUnknown);
   return s;

@@ -22,6 +22,7 @@ namespace gpua {
 class StaticAdmissions {
  public:
   enum class Verdict : int8_t { kUnknown, kAdmitted, kRefused };
+  static constexpr int64_t kKeptPasses = 64;
 
   StaticAdmissions() = default;
   explicit StaticAdmissions(const ClusterSnapshot& snapshot) { Begin(snapshot); }
@@ -29,8 +30,9 @@ class StaticAdmissions {
   StaticAdmissions& operator=(const StaticAdmissions&) = delete;
 
   // Starts a pass over `snapshot`, which must outlive it. Verdicts of the last pass carry
-  // over to its nodes that are the same; selections that pass did not ask about are dropped,
-  // so what is kept stays the size of one pass.
+  // over to its nodes that are the same; a selection no pass asked about in the last
+  // kKeptPasses is dropped, so what is kept stays bounded while the pods that come and go
+  // between passes find their verdicts still there.
   void Begin(const ClusterSnapshot& snapshot);
 
   // The verdicts for pods of `pod`'s selection, one per node of the snapshot: ask once per
@@ -48,13 +50,14 @@ class StaticAdmissions {
     std::vector<Verdict> verdicts;
     std::vector<uint32_t> admitting;
     size_t admitting_upto = 0;  // the nodes `admitting` has looked at
-    bool asked = false;         // in this pass
+    int64_t asked_in_pass = 0;  // the last pass that asked
   };
   Selection& SelectionOf(const PodSpec& pod);
   // For each node of the new snapshot, its index in the last pass's, or -1.
   std::vector<int32_t> CarriedIndex(const ClusterSnapshot& snapshot) const;
 
   const ClusterSnapshot* snapshot_ = nullptr;
+  int64_t pass_ = 0;
   // Node-based, so what For and Admitting hand out stays put while other selections are added.
   absl::node_hash_map<std::string, Selection> by_selection_;
   // The last pass's nodes as they were when it began: what a carried verdict was made for.

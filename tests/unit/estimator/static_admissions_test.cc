@@ -69,16 +69,23 @@ TEST_CASE("a verdict is not carried to another node that shares the props", "[ad
   CHECK(admissions.Admitting(pinned) == std::vector<uint32_t>{0});
 }
 
-TEST_CASE("a selection no pass asked about is forgotten, and a node added mid-pass is asked",
-          "[admissions]") {
+TEST_CASE(
+    "a selection is kept through passes that do not ask, then forgotten, and a node "
+    "added mid-pass is asked",
+    "[admissions]") {
   const auto a = Props("a");
   const PodSpec pod = ForPool("a");
+  const PodSpec other = ForPool("b");
   StaticAdmissions admissions;
   ClusterSnapshot snapshot({WithProps("n1", a)});
   admissions.Begin(snapshot);
   CHECK(admissions.Admitting(pod).size() == 1);
-  admissions.Begin(snapshot);  // a pass that never asks about `pod`
-  admissions.Begin(snapshot);
+  for (int64_t pass = 0; pass < StaticAdmissions::kKeptPasses; ++pass) {
+    admissions.Begin(snapshot);  // passes that ask only about `other`
+    CHECK(admissions.Admitting(other).empty());
+  }
+  CHECK(admissions.For(pod) == std::vector<Verdict>{Verdict::kAdmitted});
+  for (int64_t pass = 0; pass <= StaticAdmissions::kKeptPasses; ++pass) admissions.Begin(snapshot);
   CHECK(admissions.For(pod) == std::vector<Verdict>{Verdict::kUnknown});
 
   snapshot.AddNodeFromTemplate("new-1", a, {4000, 0, 0, 110}, {}, {});
