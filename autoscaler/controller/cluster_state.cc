@@ -144,15 +144,20 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
   return state;
 }
 
-void ClusterStateBuilder::CountInstances(GroupState& g, const ClusterState& state, absl::Time now) {
+void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state, absl::Time now) {
   const ProviderGroup& p = *g.provider;
-  absl::flat_hash_set<absl::string_view> registered;  // the nodes' own IDs, not copies
-  for (int i : g.nodes) registered.insert(state.nodes[i].node->provider_id);
+  // The nodes' own IDs, not copies -> the node.
+  absl::flat_hash_map<absl::string_view, int> registered;
+  for (int i : g.nodes) registered.try_emplace(state.nodes[i].node->provider_id, i);
   int listed = 0;
   for (const Instance& inst : p.instances) {
+    auto node = registered.find(inst.id);
+    if (node != registered.end() && state.nodes[node->second].instance == nullptr) {
+      state.nodes[node->second].instance = &inst;  // the first listing, should one repeat
+    }
     if (inst.state == InstanceState::kDeleting) continue;
     ++listed;
-    if (registered.contains(inst.id)) {
+    if (node != registered.end()) {
       unregistered_since_.erase(inst.id);
       continue;
     }

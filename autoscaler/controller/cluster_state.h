@@ -51,6 +51,9 @@ struct NodeStatus {
   bool gpus_pending = false;  // not started because its GPUs are not advertised yet
   std::string mig_layout;     // its nvidia.com/mig.config, or the one given it this loop
   absl::Time registered_at;   // its creationTimestamp (or when first seen)
+  // Its instance as its group lists it (deleting ones too); null when the group lists none
+  // by its provider ID. Points into the loop's ProviderSnapshot.
+  const Instance* instance = nullptr;
 };
 
 struct GroupState {
@@ -93,7 +96,8 @@ class ClusterStateBuilder {
 
  private:
   void ClassifyNode(NodeStatus& status, const ProviderGroup* group, absl::Time now) const;
-  void CountInstances(GroupState& group, const ClusterState& state, absl::Time now);
+  // Also finds each node of the group its instance.
+  void CountInstances(GroupState& group, ClusterState& state, absl::Time now);
   void JudgeHealth(ClusterState& state) const;
 
   const ClusterStateOptions options_;

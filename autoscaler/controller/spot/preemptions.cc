@@ -24,9 +24,8 @@ std::string Signal(const NodeStatus& s, const ClusterState& state) {
     if (HasTaint(s.node->node, t.key)) return t.source;
   }
   if (!p.call_error.ok() || s.node->provider_id.empty()) return "";
-  for (const Instance& i : p.instances) {
-    if (i.id != s.node->provider_id) continue;
-    return i.state == InstanceState::kDeleting
+  if (s.instance != nullptr) {
+    return s.instance->state == InstanceState::kDeleting
                ? absl::StrCat("node group ", p.id, " lists its instance as deleting")
                : "";
   }

@@ -138,3 +138,29 @@ TEST_CASE("a node of no group with no GPUs never makes the cluster unhealthy",
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("each node is given its group's listing of its instance, a deleting one too",
+          "[controller][cluster-state]") {
+  Fixture f(Group("h100", testing::H100Template(), 3));
+  f.AddNode(NodeOf("h100-0", testing::H100Template(), kNow - absl::Hours(1)), false);
+  f.AddNode(NodeOf("h100-1", testing::H100Template(), kNow - absl::Hours(1)), false);
+  f.AddNode(NodeOf("h100-2", testing::H100Template(), kNow - absl::Hours(1)), false);
+  const std::string id0 = f.view.nodes[0]->provider_id;
+  const std::string id1 = f.view.nodes[1]->provider_id;
+  f.SetInstances({{id0, InstanceState::kRunning, {}},
+                  {id1, InstanceState::kDeleting, {}},
+                  {id1, InstanceState::kRunning, {}}});  // a repeated listing: the first counts
+  ClusterStateBuilder builder(f.options);
+  ClusterState s = f.Build(builder);
+  REQUIRE(s.nodes[0].instance != nullptr);
+  CHECK(s.nodes[0].instance->state == InstanceState::kRunning);
+  REQUIRE(s.nodes[1].instance != nullptr);
+  CHECK(s.nodes[1].instance->state == InstanceState::kDeleting);
+  CHECK(s.nodes[2].instance == nullptr);  // not listed: a lost instance if it stops reporting
+}
+
+}  // namespace
+}  // namespace gpua
