@@ -238,43 +238,44 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
 }
 
 std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl::Time now) const {
-  // Worked out once per node and sorted with the node, as plain integers: comparing
-  // absl::Time and doubles through a tuple was most of the sort.
-  struct Key {
-    int64_t not_due;
-    int64_t drain_judged_at;  // nanoseconds since the epoch; never judged: the smallest
-    int64_t unmarked_no_gpus;
-    double minus_price;
-    int name_rank;  // by name, last: most nodes tie on the rest
-    int node;
-    bool operator<(const Key& o) const {
-      if (not_due != o.not_due) return not_due < o.not_due;
-      if (drain_judged_at != o.drain_judged_at) return drain_judged_at < o.drain_judged_at;
-      if (unmarked_no_gpus != o.unmarked_no_gpus) return unmarked_no_gpus < o.unmarked_no_gpus;
-      if (minus_price != o.minus_price) return minus_price < o.minus_price;
-      return name_rank < o.name_rank;
-    }
-  };
+  // Each node's place in the order packed into one 128-bit integer, sorted with the node:
+  // comparing the fields one by one was most of the sort. High word: not due (the top bit),
+  // then when its drain was last simulated (0: never). Low word: unmarked, without GPUs,
+  // its group's rank by price (dearest first), its rank by name.
+  std::vector<int> group_price_rank(state.groups.size());
+  std::vector<double> prices;
+  for (const GroupState& g : state.groups) prices.push_back(g.provider->price_per_hour);
+  std::sort(prices.begin(), prices.end(), std::greater<>());
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const double price = state.groups[g].provider->price_per_hour;
+    group_price_rank[g] = static_cast<int>(
+        std::lower_bound(prices.begin(), prices.end(), price, std::greater<>()) - prices.begin());
+  }
+  int64_t earliest = std::numeric_limits<int64_t>::max();
+  for (const auto& [name, at] : drain_judged_at_)
+    earliest = std::min(earliest, absl::ToUnixNanos(at));
   const std::vector<int> name_rank = NameRanks(state);
-  std::vector<Key> keys;
+  std::vector<std::pair<unsigned __int128, int>> keys;
   keys.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i) {
-    if (state.nodes[i].group < 0) continue;
-    const Node& node = state.nodes[i].node->node;
-    const ProviderGroup& g = *state.groups[state.nodes[i].group].provider;
-    const std::optional<absl::Time> marked = TaintTime(node, kDeletionCandidateTaint);
-    const bool due = marked.has_value() && *marked + UnneededWait(state.nodes[i], state) <= now;
-    auto judged = drain_judged_at_.find(node.name);
-    keys.push_back({!due,
-                    judged == drain_judged_at_.end() ? std::numeric_limits<int64_t>::min()
-                                                     : absl::ToUnixNanos(judged->second),
-                    2 * !marked.has_value() + (g.gpus == nullptr), -g.price_per_hour, name_rank[i],
-                    static_cast<int>(i)});
+    const NodeStatus& s = state.nodes[i];
+    if (s.group < 0) continue;
+    const std::optional<absl::Time> marked = TaintTime(s.node->node, kDeletionCandidateTaint);
+    const bool due = marked.has_value() && *marked + UnneededWait(s, state) <= now;
+    auto judged = drain_judged_at_.find(s.node->node.name);
+    const uint64_t judged_rank =
+        judged == drain_judged_at_.end() ? 0 : absl::ToUnixNanos(judged->second) - earliest + 1;
+    const uint64_t high = (uint64_t{!due} << 63) | judged_rank;
+    const uint64_t low = (uint64_t{!marked.has_value()} << 63) |
+                         (uint64_t{state.groups[s.group].provider->gpus == nullptr} << 62) |
+                         (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
+                         static_cast<uint32_t>(name_rank[i]);
+    keys.emplace_back((static_cast<unsigned __int128>(high) << 64) | low, static_cast<int>(i));
   }
   std::sort(keys.begin(), keys.end());
   std::vector<int> order;
   order.reserve(keys.size());
-  for (const Key& k : keys) order.push_back(k.node);
+  for (const auto& [key, node] : keys) order.push_back(node);
   return order;
 }
 

@@ -195,6 +195,35 @@ TEST_CASE("scale-down off takes the marks of an earlier run off", "[controller][
 namespace gpua {
 namespace {
 
+TEST_CASE("GPU pools are judged before others and dearer pools before cheaper, names last",
+          "[controller][scale-down]") {
+  Fixture f(0);
+  NodeTemplate cpu;
+  cpu.name = "cpu";
+  cpu.allocatable = testing::Res({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
+  f.provider.groups[0].price_per_hour = 30;
+  f.provider.groups.push_back(Group("h100-cheap", H100Template(), 0));
+  f.provider.groups.back().price_per_hour = 20;
+  f.provider.groups.push_back(Group("cpu", cpu, 0));
+  f.provider.groups.back().price_per_hour = 90;  // dearest, but it has no GPUs
+  const auto add = [&](const std::string& name, size_t group) {
+    f.AddNode(name);
+    f.provider.groups[0].instances.pop_back();
+    f.provider.groups[group].instances.push_back(
+        {f.view.nodes.back()->provider_id, InstanceState::kRunning, {}});
+    f.provider.group_of_instance[f.view.nodes.back()->provider_id] = group;
+  };
+  add("a-cpu", 2);
+  add("b-cheap", 1);
+  add("c-dear", 0);
+  add("d-cheap", 1);
+  std::vector<std::string> order;
+  for (const NodeJudgement& j : f.Plan().judged) {
+    order.push_back(f.state.nodes[j.node].node->node.name);
+  }
+  CHECK(order == std::vector<std::string>{"c-dear", "b-cheap", "d-cheap", "a-cpu"});
+}
+
 TEST_CASE("a loop simulates at most the non-empty candidates count of drains, and all get a turn",
           "[controller][scale-down]") {
   Fixture f(4);
