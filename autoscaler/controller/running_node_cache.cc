@@ -14,7 +14,13 @@ std::vector<std::shared_ptr<const PodSpec>> PodsTakingRoom(const ClusterView& vi
 }
 
 RunningNodeCache::Entry& RunningNodeCache::ForNode(const NodePtr& node) {
+  if (auto hit = by_object_.find(node.get());
+      hit != by_object_.end() && hit->second->node == node) {
+    hit->second->used = true;
+    return *hit->second;
+  }
   Entry& e = entries_[node->node.name];
+  by_object_[node.get()] = &e;
   e.used = true;
   if (e.node != node) {
     e.node = node;
@@ -63,11 +69,13 @@ std::shared_ptr<const NodeRoom> RunningNodeCache::RoomOf(const NodePtr& node,
 
 void RunningNodeCache::BeginLoop(const ClusterView& view) {
   loop_view_ = &view;
+  by_object_.clear();  // a loop that ended early never called ForgetUnused
   ++loop_;
 }
 
 void RunningNodeCache::ForgetUnused() {
   loop_view_ = nullptr;
+  by_object_.clear();
   absl::erase_if(entries_, [](const auto& entry) { return !entry.second.used; });
   for (auto& [name, e] : entries_) e.used = false;
 }

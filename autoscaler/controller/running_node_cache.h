@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/scaleup/resource_limits.h"
 #include "estimator/node_room.h"
@@ -84,7 +85,12 @@ class RunningNodeCache {
   // The node's entry, emptied when the node object is not the one it holds.
   Entry& ForNode(const NodePtr& node);
 
-  absl::flat_hash_map<std::string, Entry> entries_;
+  // Node-based, so `by_object_` may point into it.
+  absl::node_hash_map<std::string, Entry> entries_;
+  // Within a loop, each node object's entry by address: a loop asks of each node four or five
+  // times, and hashing and comparing its name each time showed. A hit counts only while the
+  // entry still holds that object (which keeps the address from being reused).
+  absl::flat_hash_map<const NodeObject*, Entry*> by_object_;
   const ClusterView* loop_view_ = nullptr;  // between BeginLoop and ForgetUnused
   int64_t loop_ = 0;
 };

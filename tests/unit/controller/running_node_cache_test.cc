@@ -134,6 +134,22 @@ TEST_CASE("a node's usage against the limits is kept while the node object is th
   CHECK(room->free[ResourceCatalog::kCpu] == 190'000);
 }
 
+TEST_CASE("within a loop an old and a new object of one node each get their own answer") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  auto resized = std::make_shared<NodeObject>(*node);
+  resized->node.allocatable.Set("cpu", *Quantity::Parse("94"));
+  resized->capacity = resized->node.allocatable;
+  RunningNodeCache cache;
+  const ClusterView view = ViewOf(node, {});
+  cache.BeginLoop(view);
+  CHECK(cache.UsageOf(node, "").cores == 190);
+  CHECK(cache.UsageOf(resized, "").cores == 94);  // the entry now holds the new object
+  CHECK(cache.UsageOf(node, "").cores == 190);    // the old one, asked again, is not taken for it
+  CHECK(cache.UsageOf(node, "").cores == 190);
+  cache.ForgetUnused();
+  CHECK(cache.size() == 1);
+}
+
 TEST_CASE("nodes not asked for in a loop are forgotten") {
   RunningNodeCache rooms;
   const NodePtr n0 = NodeOf("n0", H100Template(), kNow);
