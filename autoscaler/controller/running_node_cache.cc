@@ -20,9 +20,10 @@ RunningNodeCache::Entry& RunningNodeCache::ForNode(const NodePtr& node) {
     return *hit->second;
   }
   Entry& e = entries_[node->node.name];
-  by_object_[node.get()] = &e;
   e.used = true;
   if (e.node != node) {
+    if (e.node != nullptr) by_object_.erase(e.node.get());
+    by_object_[node.get()] = &e;
     e.node = node;
     e.pods.clear();
     e.room.reset();
@@ -69,14 +70,16 @@ std::shared_ptr<const NodeRoom> RunningNodeCache::RoomOf(const NodePtr& node,
 
 void RunningNodeCache::BeginLoop(const ClusterView& view) {
   loop_view_ = &view;
-  by_object_.clear();  // a loop that ended early never called ForgetUnused
   ++loop_;
 }
 
 void RunningNodeCache::ForgetUnused() {
   loop_view_ = nullptr;
-  by_object_.clear();
-  absl::erase_if(entries_, [](const auto& entry) { return !entry.second.used; });
+  absl::erase_if(entries_, [&](const auto& entry) {
+    if (entry.second.used) return false;
+    by_object_.erase(entry.second.node.get());
+    return true;
+  });
   for (auto& [name, e] : entries_) e.used = false;
 }
 

@@ -87,9 +87,9 @@ class RunningNodeCache {
 
   // Node-based, so `by_object_` may point into it.
   absl::node_hash_map<std::string, Entry> entries_;
-  // Within a loop, each node object's entry by address: a loop asks of each node four or five
-  // times, and hashing and comparing its name each time showed. A hit counts only while the
-  // entry still holds that object (which keeps the address from being reused).
+  // Each entry by the address of the node object it holds (which keeps the address from being
+  // reused): a loop asks of each node four or five times, and hashing and comparing its name
+  // each time showed.
   absl::flat_hash_map<const NodeObject*, Entry*> by_object_;
   const ClusterView* loop_view_ = nullptr;  // between BeginLoop and ForgetUnused
   int64_t loop_ = 0;
