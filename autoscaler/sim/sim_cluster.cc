@@ -138,12 +138,13 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {
   const NodeTemplate& t = node.group->config->spec.node_template;
   auto layout = object.node.labels.find(kMigConfigLabel);
-  const ResourceList before = object.node.allocatable;
   object.node.allocatable = AdvertisedAllocatable(
       t, node.group->gpus, layout == object.node.labels.end() ? "" : layout->second,
       node.gpus_ready);
   object.capacity = object.node.allocatable;
-  node.free = node.free + object.node.allocatable - before;
+  SubtractFrom(node.free, node.allocatable);
+  node.allocatable = catalog_.ToVector(object.node.allocatable);
+  AddInto(node.free, node.allocatable);
 }
 
 absl::Status SimCluster::ChangeNode(const std::string& name,
@@ -347,8 +348,15 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
   pod.created = now;
   pod.base_name = name;
   pod.seq = seq_++;
-  pod.request = object.spec.requests;
-  pod.request.Set("pods", Quantity::FromUnits(1));
+  const size_t shape = static_cast<size_t>(arrival.shape_id);
+  if (shape_requests_.size() <= shape) shape_requests_.resize(shape + 1);
+  if (!shape_requests_[shape].has_value()) {
+    ResourceVector request = catalog_.ToVector(object.spec.requests);
+    if (request.size() <= ResourceCatalog::kPods) request.resize(ResourceCatalog::kPods + 1, 0);
+    request[ResourceCatalog::kPods] = 1;
+    shape_requests_[shape] = std::move(request);
+  }
+  pod.request = *shape_requests_[shape];
   pod.object = std::make_shared<const PodObject>(std::move(object));
   const std::string key = pod.object->spec.Key();
   auto& job = jobs_[JobKey(pod.object->spec)];
@@ -393,7 +401,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   });
   pod.bound = now;
   pod.node = node_name;
-  node.free -= pod.request;
+  SubtractFrom(node.free, pod.request);
   node.pods.insert(key);
   PodChanged(key, node_name);
   if (node.group->gpus.has_value() && pod.arrival->gpu) {
@@ -433,7 +441,7 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
   } else if (auto n = nodes_.find(pod.node); n != nodes_.end()) {
     if (pod.object->spec.gang.has_value()) --gang_bound_[pod.object->spec.gang->name];
     SimNode& node = n->second;
-    node.free += pod.request;
+    AddInto(node.free, pod.request);
     ++room_version_;
     node.pods.erase(key);
     if (pod.gpus > 0) {

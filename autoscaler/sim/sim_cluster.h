@@ -38,7 +38,10 @@ struct SimNode {
   std::shared_ptr<const NodeObject> object;
   std::shared_ptr<const NodeProps> props;  // for the scheduler's checks
   const SimGroup* group = nullptr;
-  ResourceList free;  // allocatable less the requests of the pods bound to it
+  // In the cluster's catalog (SimCluster::catalog()), as kube-scheduler counts them: each
+  // pod's requests rounded up to whole units (millicores for cpu).
+  ResourceVector allocatable;
+  ResourceVector free;  // allocatable less the requests of the pods bound to it
   std::set<std::string> pods;
   bool gpus_ready = false;
   bool noticed = false;
@@ -51,9 +54,9 @@ struct SimNode {
 struct SimPod {
   std::shared_ptr<const PodObject> object;
   const TraceArrival* arrival = nullptr;
-  ResourceList request;   // its requests and one of the node's "pods"
-  std::string base_name;  // its name in the trace; incarnations after a loss add -r1, -r2
-  int incarnation = 0;    // 0 for the first; each loss makes the next
+  ResourceVector request;  // its requests and one of the node's "pods", in the catalog
+  std::string base_name;   // its name in the trace; incarnations after a loss add -r1, -r2
+  int incarnation = 0;     // 0 for the first; each loss makes the next
   absl::Time created;
   int64_t seq = 0;  // its place in the pending queue
   absl::Time bound = absl::InfiniteFuture();
@@ -119,6 +122,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   const std::map<std::string, SimNode>& nodes() const { return nodes_; }
   const SimPod& pod(const std::string& key) const { return pods_.at(key); }
   const std::map<std::string, SimPod>& pods() const { return pods_; }
+  // The slots of the nodes' and pods' resource vectors.
+  const ResourceCatalog& catalog() const { return catalog_; }
   // Goes up whenever room may have been made for a pending pod: a bound pod left, or a node
   // came or changed (its taints, labels, cordon or what it advertises). Binding only takes
   // room, so it leaves the version as it is.
@@ -173,6 +178,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
 
   Clock& clock_;
   const std::vector<NodeGroupConfig> configs_;
+  ResourceCatalog catalog_;
+  // Each trace shape's request vector, by shape id: pods of one shape ask the same.
+  std::vector<std::optional<ResourceVector>> shape_requests_;
   std::map<std::string, SimGroup> groups_;
   std::map<std::string, SimNode> nodes_;
   std::map<std::string, SimPod> pods_;

@@ -8,9 +8,8 @@
 namespace gpua::sim {
 namespace {
 
-double Fraction(const Quantity& part, const Quantity& whole) {
-  const int64_t w = whole.MilliValue();
-  return w <= 0 ? 0 : static_cast<double>(part.MilliValue()) / static_cast<double>(w);
+double Fraction(int64_t part, int64_t whole) {
+  return whole <= 0 ? 0 : static_cast<double>(part) / static_cast<double>(whole);
 }
 
 bool PrefersNotTo(const SimNode& node, const SimPod& pod) {
@@ -38,13 +37,12 @@ bool SimScheduler::Admits(const std::string& name, const SimNode& node, const Si
   return ok;
 }
 
-double SimScheduler::Score(const SimNode& node, const ResourceList& free, const SimPod& pod) const {
-  const ResourceList& alloc = node.object->node.allocatable;
-  const PodSpec& spec = pod.object->spec;
-  const double left =
-      (Fraction(free.Get("cpu") - spec.requests.Get("cpu"), alloc.Get("cpu")) +
-       Fraction(free.Get("memory") - spec.requests.Get("memory"), alloc.Get("memory"))) /
-      2;
+double SimScheduler::Score(const SimNode& node, const ResourceVector& free,
+                           const SimPod& pod) const {
+  const auto left_of = [&](int slot) {
+    return Fraction(At(free, slot) - At(pod.request, slot), At(node.allocatable, slot));
+  };
+  const double left = (left_of(ResourceCatalog::kCpu) + left_of(ResourceCatalog::kMemory)) / 2;
   return scoring_ == Scoring::kLeastAllocated ? left : -left;
 }
 
@@ -72,8 +70,8 @@ std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
     const std::string& name = *name_ptr;
     const SimNode& node = *node_ptr;
     auto claimed = claims.find(name);
-    const ResourceList& free = claimed == claims.end() ? node.free : claimed->second;
-    if (!pod.request.FitsWithin(free)) continue;
+    const ResourceVector& free = claimed == claims.end() ? node.free : claimed->second;
+    if (!Fits(pod.request, free)) continue;
     const bool avoided = PrefersNotTo(node, pod);
     const double score = Score(node, free, pod);
     if (best == nullptr || (best_avoided && !avoided) ||
@@ -98,7 +96,7 @@ int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
     const std::string node = FindNode(cluster, pod, claims);
     if (node.empty()) continue;
     auto [it, added] = claims.try_emplace(node, cluster.nodes().at(node).free);
-    it->second -= pod.request;
+    SubtractFrom(it->second, pod.request);
     placed.emplace_back(key, node);
   }
   int marked = 0;

@@ -30,7 +30,7 @@ class SimScheduler {
 
  private:
   // Free room of nodes claimed by a gang's tentative placements, by node name.
-  using Claims = std::map<std::string, ResourceList>;
+  using Claims = std::map<std::string, ResourceVector>;
 
   // The best node for the pod, or empty.
   std::string FindNode(const SimCluster& cluster, const SimPod& pod, const Claims& claims);
@@ -42,7 +42,7 @@ class SimScheduler {
   const NodeList& AdmittingNodes(const SimCluster& cluster, const SimPod& pod);
   int ScheduleGang(SimCluster& cluster, const std::string& gang,
                    const std::vector<std::string>& members);
-  double Score(const SimNode& node, const ResourceList& free, const SimPod& pod) const;
+  double Score(const SimNode& node, const ResourceVector& free, const SimPod& pod) const;
 
   const Scoring scoring_;
   const GpuPolicy policy_;
