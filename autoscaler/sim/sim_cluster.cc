@@ -112,7 +112,7 @@ void SimCluster::PatchNodePods(ClusterView& view) const {
     }
     std::vector<PodPtr>& on_node = view.pods_by_node[name];
     on_node.clear();
-    for (const std::string& key : node->second.pods) on_node.push_back(pods_.at(key).object);
+    for (const auto& [key, pod] : node->second.pods) on_node.push_back(pod->object);
   }
 }
 
@@ -217,7 +217,8 @@ void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_re
 void SimCluster::RemoveNode(const std::string& name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
-  const std::set<std::string> pods = it->second.pods;
+  std::vector<std::string> pods;
+  for (const auto& [key, pod] : it->second.pods) pods.push_back(key);
   for (const std::string& key : pods) Recreate(Remove(key));
   nodes_.erase(name);
   patch_.nodes = true;
@@ -402,7 +403,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   pod.bound = now;
   pod.node = node_name;
   SubtractFrom(node.free, pod.request);
-  node.pods.insert(key);
+  node.pods.emplace(key, &pod);
   PodChanged(key, node_name);
   if (node.group->gpus.has_value() && pod.arrival->gpu) {
     const NodeObject& n = *node.object;

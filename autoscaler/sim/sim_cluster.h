@@ -28,6 +28,8 @@
 
 namespace gpua::sim {
 
+struct SimPod;
+
 // A node group as the simulated kubelets know it.
 struct SimGroup {
   const NodeGroupConfig* config = nullptr;
@@ -42,7 +44,7 @@ struct SimNode {
   // pod's requests rounded up to whole units (millicores for cpu).
   ResourceVector allocatable;
   ResourceVector free;  // allocatable less the requests of the pods bound to it
-  std::set<std::string> pods;
+  std::map<std::string, const SimPod*> pods;  // by key, into the cluster's pods
   bool gpus_ready = false;
   bool noticed = false;
   int64_t synced = 0;  // the last SyncNodes round that found its machine
