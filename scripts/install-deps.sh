@@ -11,6 +11,7 @@ packages=(
   libcurl4-openssl-dev libssl-dev openssl
   nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev libcpp-httplib-dev
   catch2 libbenchmark-dev
+  libgoogle-perftools-dev
   prometheus
   chromium libpng-dev
 )
