@@ -30,36 +30,48 @@ std::shared_ptr<const NodeProps> ClusterSnapshot::PropsOf(Node& n) {
   return props;
 }
 
-ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) : source_(std::move(nodes)) {
-  nodes_.reserve(source_.size());
-  for (Node& n : source_) {
-    SimNode sim;
-    sim.props = n.props != nullptr ? n.props : PropsOf(n);
-    sim.name = std::move(n.name);  // the source is kept only for its pods
-    if (n.room != nullptr && n.props != nullptr) {
-      TakeRoom(*n.room, sim);
-    } else {
-      std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
-      sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
-      sim.free = sim.allocatable;
-      for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
-        SubtractFrom(sim.free, PodRequest(*pod));
-        sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
-        sim.pods.push_back(pod.get());
-        NotePlaced(nodes_.size(), pod.get());
-      }
-    }
-    nodes_.push_back(std::move(sim));
+ClusterSnapshot::ClusterSnapshot(std::vector<Node> nodes) { Reset(std::move(nodes)); }
+
+void ClusterSnapshot::Reset(std::vector<Node> nodes) {
+  journal_.clear();
+  marks_.clear();
+  anti_affinity_.clear();
+  // Slots never move, so the catalog could be kept; it starts again only when some node or
+  // pod brought names beyond the fixed ones, so names that come and go do not pile up.
+  if (catalog_.size() > ResourceCatalog::kFixedSlots) catalog_ = ResourceCatalog();
+  source_ = std::move(nodes);
+  nodes_.resize(source_.size());
+  for (size_t i = 0; i < source_.size(); ++i) Fill(source_[i], i, nodes_[i]);
+}
+
+void ClusterSnapshot::Fill(Node& n, size_t index, SimNode& sim) {
+  sim.props = n.props != nullptr ? n.props : PropsOf(n);
+  sim.name = std::move(n.name);  // the source is kept only for its pods
+  sim.is_new = false;
+  if (n.room != nullptr && n.props != nullptr) {
+    TakeRoom(*n.room, index, sim);
+    return;
+  }
+  std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
+  sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
+  sim.free = sim.allocatable;
+  sim.ports.clear();
+  sim.pods.clear();
+  for (const std::shared_ptr<const PodSpec>& pod : n.pods) {
+    SubtractFrom(sim.free, PodRequest(*pod));
+    sim.ports.insert(sim.ports.end(), pod->host_ports.begin(), pod->host_ports.end());
+    sim.pods.push_back(pod.get());
+    NotePlaced(index, pod.get());
   }
 }
 
-void ClusterSnapshot::TakeRoom(const NodeRoom& room, SimNode& sim) {
+void ClusterSnapshot::TakeRoom(const NodeRoom& room, size_t index, SimNode& sim) {
   sim.allocatable = room.allocatable;
   sim.free = room.free;
-  sim.ports = room.ports;
-  sim.pods = room.pods;
+  sim.ports.assign(room.ports.begin(), room.ports.end());
+  sim.pods.assign(room.pods.begin(), room.pods.end());
   if (!room.any_anti_affinity) return;
-  for (const PodSpec* pod : room.pods) NotePlaced(nodes_.size(), pod);
+  for (const PodSpec* pod : room.pods) NotePlaced(index, pod);
 }
 
 void ClusterSnapshot::NotePlaced(size_t node, const PodSpec* pod, int64_t copies) {

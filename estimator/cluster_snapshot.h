@@ -37,6 +37,11 @@ class ClusterSnapshot {
   ClusterSnapshot(const ClusterSnapshot&) = delete;
   ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
 
+  // Makes this the snapshot of `nodes`, as if made anew, dropping every change and mark. A
+  // planner that keeps one snapshot from loop to loop and resets it reuses its nodes' storage
+  // instead of allocating and freeing all of it every loop.
+  void Reset(std::vector<Node> nodes);
+
   ResourceCatalog& catalog() { return catalog_; }
   const ResourceCatalog& catalog() const { return catalog_; }
   const std::vector<SimNode>& nodes() const { return nodes_; }
@@ -76,8 +81,10 @@ class ClusterSnapshot {
     ResourceVector request;
   };
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
-  // Fills `sim`, the next node, from a room worked out before.
-  void TakeRoom(const NodeRoom& room, SimNode& sim);
+  // Fills `sim`, node `index`, from `n`, reusing what `sim` already holds.
+  void Fill(Node& n, size_t index, SimNode& sim);
+  // Fills `sim`, node `index`, from a room worked out before.
+  void TakeRoom(const NodeRoom& room, size_t index, SimNode& sim);
 
   ResourceCatalog catalog_;
   // A node's props from its fields, which move into them.

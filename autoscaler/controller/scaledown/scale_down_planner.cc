@@ -44,19 +44,20 @@ struct Judging {
   const ClusterState& state;
   const DrainRules rules;
   std::vector<int> snapshot_index;
-  ClusterSnapshot snapshot;
+  ClusterSnapshot& snapshot;
   RemovalSimulator simulator;
   std::vector<int> budgets;
   int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
   RunningNodeCache& cache;
 
-  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes nodes,
-          RunningNodeCache& c, StaticAdmissions& admissions)
+  // `snapshot` holds the target nodes, `index` each state node's place among them.
+  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, std::vector<int> index,
+          ClusterSnapshot& targets, RunningNodeCache& c, StaticAdmissions& admissions)
       : view(v),
         state(s),
         rules(r),
-        snapshot_index(std::move(nodes.index)),
-        snapshot(std::move(nodes.nodes)),
+        snapshot_index(std::move(index)),
+        snapshot(targets),
         simulator(snapshot, admissions),
         budgets(BudgetsAllowed(v)),
         cache(c) {
@@ -297,7 +298,9 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   const DrainRules rules{options_.skip_nodes_with_local_storage,
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
-  Judging j(view, state, rules, TargetNodes(view, state, nodes), nodes, admissions_);
+  SnapshotNodes targets = TargetNodes(view, state, nodes);
+  snapshot_.Reset(std::move(targets.nodes));
+  Judging j(view, state, rules, std::move(targets.index), snapshot_, nodes, admissions_);
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);

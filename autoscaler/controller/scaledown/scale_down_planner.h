@@ -22,6 +22,7 @@
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/running_node_cache.h"
 #include "autoscaler/controller/status/status_report.h"
+#include "estimator/cluster_snapshot.h"
 #include "estimator/node_utilization.h"
 #include "estimator/static_admissions.h"
 
@@ -115,6 +116,8 @@ class ScaleDownPlanner {
   const ClusterLimits& limits_;
   // When each node last had its drain simulated, so a bounded loop gets round to all.
   absl::flat_hash_map<std::string, absl::Time> drain_judged_at_;
+  // The nodes pods may move to, kept from loop to loop so that their storage is reused.
+  ClusterSnapshot snapshot_{{}};
   // Which nodes' labels and taints admit which pods, carried from loop to loop.
   StaticAdmissions admissions_;
 };

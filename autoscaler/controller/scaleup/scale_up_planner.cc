@@ -21,8 +21,9 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
   EstimateOptions options;
   options.max_new_nodes = options_.max_nodes_per_scaleup;
   options.budgets = LimitBudgets(limits_, state, added, nodes);
-  ClusterSnapshot snapshot(std::move(cluster.nodes));
-  const ScaleUpPlan plan = Estimate(pods, cluster.groups, snapshot, expander, options, admissions_);
+  snapshot_.Reset(std::move(cluster.nodes));
+  const ScaleUpPlan plan =
+      Estimate(pods, cluster.groups, snapshot_, expander, options, admissions_);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);

@@ -15,6 +15,7 @@
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/running_node_cache.h"
+#include "estimator/cluster_snapshot.h"
 #include "estimator/estimate.h"
 #include "estimator/expander.h"
 
@@ -54,6 +55,8 @@ class ScaleUpPlanner {
  private:
   const ScaleUpOptions& options_;
   const ClusterLimits& limits_;
+  // The cluster the estimate runs on, kept from loop to loop so that its storage is reused.
+  ClusterSnapshot snapshot_{{}};
   // Which nodes' labels and taints admit which pods, carried from loop to loop.
   StaticAdmissions admissions_;
 };
