@@ -1,5 +1,7 @@
 #include "estimator/static_admissions.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "estimator/predicates.h"
 
@@ -21,12 +23,33 @@ std::vector<int32_t> StaticAdmissions::CarriedIndex(const ClusterSnapshot& snaps
   return carried;
 }
 
+bool StaticAdmissions::SameNodes(const ClusterSnapshot& snapshot) const {
+  if (snapshot.size() != props_.size()) return false;
+  for (size_t n = 0; n < props_.size(); ++n) {
+    const SimNode& node = snapshot.node(n);
+    if (node.props != props_[n] || node.name != names_[n]) return false;
+  }
+  return true;
+}
+
 void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
-  const std::vector<int32_t> carried = CarriedIndex(snapshot);
   ++pass_;
   absl::erase_if(by_selection_, [&](const auto& entry) {
     return pass_ - entry.second.asked_in_pass > kKeptPasses;
   });
+  snapshot_ = &snapshot;
+  if (SameNodes(snapshot)) {
+    // Most passes find the nodes of the last one, in its order: every verdict stands, bar
+    // those on nodes the last pass added.
+    const size_t size = props_.size();
+    for (auto& [key, s] : by_selection_) {
+      if (s.verdicts.size() > size) s.verdicts.resize(size);
+      while (!s.admitting.empty() && s.admitting.back() >= size) s.admitting.pop_back();
+      s.admitting_upto = std::min(s.admitting_upto, size);
+    }
+    return;
+  }
+  const std::vector<int32_t> carried = CarriedIndex(snapshot);
   for (auto& [key, s] : by_selection_) {
     std::vector<Verdict> verdicts(snapshot.size(), Verdict::kUnknown);
     for (size_t n = 0; n < carried.size(); ++n) {
@@ -35,12 +58,11 @@ void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
     }
     s = Selection{std::move(verdicts), {}, 0, s.asked_in_pass};
   }
-  snapshot_ = &snapshot;
-  props_.clear();
-  names_.clear();
-  for (const SimNode& node : snapshot.nodes()) {
-    props_.push_back(node.props);
-    names_.push_back(node.name);
+  props_.resize(snapshot.size());
+  names_.resize(snapshot.size());
+  for (size_t n = 0; n < snapshot.size(); ++n) {
+    props_[n] = snapshot.node(n).props;
+    names_[n] = snapshot.node(n).name;
   }
 }
 

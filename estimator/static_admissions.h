@@ -53,6 +53,8 @@ class StaticAdmissions {
     int64_t asked_in_pass = 0;  // the last pass that asked
   };
   Selection& SelectionOf(const PodSpec& pod);
+  // Whether `snapshot` holds just the last pass's nodes, each in the same place.
+  bool SameNodes(const ClusterSnapshot& snapshot) const;
   // For each node of the new snapshot, its index in the last pass's, or -1.
   std::vector<int32_t> CarriedIndex(const ClusterSnapshot& snapshot) const;
 

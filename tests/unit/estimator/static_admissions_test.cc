@@ -92,5 +92,32 @@ TEST_CASE(
   CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0, 1});
 }
 
+TEST_CASE(
+    "a pass over the same nodes keeps every verdict and admitting node, but not those of "
+    "nodes the last pass added",
+    "[admissions]") {
+  const auto a = Props("a");
+  const PodSpec pod = ForPool("a");
+  StaticAdmissions admissions;
+  ClusterSnapshot snapshot({WithProps("n1", a), WithProps("n2", Props("b"))});
+  admissions.Begin(snapshot);
+  snapshot.AddNodeFromTemplate("new-1", a, {4000, 0, 0, 110}, {}, {});
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0, 2});
+
+  // The planner's snapshot, reset to the same nodes for the next loop.
+  const std::shared_ptr<const NodeProps> b = snapshot.node(1).props;
+  snapshot.Reset({WithProps("n1", a), WithProps("n2", b)});
+  admissions.Begin(snapshot);
+  CHECK(admissions.For(pod) == std::vector<Verdict>{Verdict::kAdmitted, Verdict::kRefused});
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0});
+  snapshot.AddNodeFromTemplate("new-1", Props("b"), {4000, 0, 0, 110}, {}, {});
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0});
+
+  // A node whose props changed is asked again, in a reset snapshot as in a new one.
+  snapshot.Reset({WithProps("n1", a), WithProps("n2", Props("a"))});
+  admissions.Begin(snapshot);
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0, 1});
+}
+
 }  // namespace
 }  // namespace gpua
