@@ -83,13 +83,16 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
     state.groups[g].provider = &provider.groups[g];
     state.groups[g].backoff = backoff.Get(provider.groups[g].id, now);
   }
+  std::vector<bool> instance_listed;  // by state node: whether some group lists its instance
+  instance_listed.reserve(view.nodes.size());
   for (const NodePtr& n : view.nodes) {
     NodeStatus s;
     s.node = n;
     s.registered_at = n->created == absl::InfinitePast() ? now - absl::Hours(24 * 365) : n->created;
-    if (auto it = provider.group_of_instance.find(n->provider_id);
-        !n->provider_id.empty() && it != provider.group_of_instance.end()) {
-      s.group = static_cast<int>(it->second);
+    const auto instance = provider.group_of_instance.find(n->provider_id);
+    instance_listed.push_back(instance != provider.group_of_instance.end());
+    if (!n->provider_id.empty() && instance != provider.group_of_instance.end()) {
+      s.group = static_cast<int>(instance->second);
     } else if (auto byname = provider.group_of_node.find(n->node.name);
                byname != provider.group_of_node.end()) {
       s.group = static_cast<int>(byname->second);
@@ -123,7 +126,7 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
           break;
       }
     }
-    CountInstances(g, state, now);
+    CountInstances(g, state, instance_listed, now);
     state.totals.Add(g.counts);
   }
   // Nodes of no group count towards the cluster's readiness, but a GPU node without its
@@ -144,7 +147,8 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
   return state;
 }
 
-void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state, absl::Time now) {
+void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state,
+                                         const std::vector<bool>& instance_listed, absl::Time now) {
   const ProviderGroup& p = *g.provider;
   // The nodes' own IDs, not copies -> the node.
   absl::flat_hash_map<absl::string_view, int> registered;
@@ -158,7 +162,7 @@ void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state, abs
     if (inst.state == InstanceState::kDeleting) continue;
     ++listed;
     if (node != registered.end()) {
-      unregistered_since_.erase(inst.id);
+      if (!unregistered_since_.empty()) unregistered_since_.erase(inst.id);
       continue;
     }
     if (inst.error.has_value()) {
@@ -176,10 +180,8 @@ void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state, abs
   }
   // A provider may report a larger target before it lists the instances; nodes whose
   // instance it does not list still take their place in the target.
-  const int unlisted_nodes =
-      static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](int i) {
-        return !state.provider->group_of_instance.contains(state.nodes[i].node->provider_id);
-      }));
+  const int unlisted_nodes = static_cast<int>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](int i) { return !instance_listed[i]; }));
   g.upcoming += std::max(0, p.target_size - listed - unlisted_nodes);
 }
 

@@ -96,8 +96,10 @@ class ClusterStateBuilder {
 
  private:
   void ClassifyNode(NodeStatus& status, const ProviderGroup* group, absl::Time now) const;
-  // Also finds each node of the group its instance.
-  void CountInstances(GroupState& group, ClusterState& state, absl::Time now);
+  // Also finds each node of the group its instance. `instance_listed[i]`: whether some group lists
+  // the instance of state node i.
+  void CountInstances(GroupState& group, ClusterState& state,
+                      const std::vector<bool>& instance_listed, absl::Time now);
   void JudgeHealth(ClusterState& state) const;
 
   const ClusterStateOptions options_;
