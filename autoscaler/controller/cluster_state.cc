@@ -83,6 +83,7 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
     state.groups[g].provider = &provider.groups[g];
     state.groups[g].backoff = backoff.Get(provider.groups[g].id, now);
   }
+  state.node_index.reserve(view.nodes.size());
   std::vector<bool> instance_listed;  // by state node: whether some group lists its instance
   instance_listed.reserve(view.nodes.size());
   for (const NodePtr& n : view.nodes) {
@@ -102,7 +103,7 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
       s.mig_layout = layout->second;
     }
     const int index = static_cast<int>(state.nodes.size());
-    state.node_index[n->node.name] = index;
+    state.node_index[absl::string_view(n->node.name)] = index;
     if (s.group >= 0) state.groups[s.group].nodes.push_back(index);
     state.nodes.push_back(std::move(s));
   }

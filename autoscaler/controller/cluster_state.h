@@ -76,7 +76,8 @@ struct ClusterState {
   const ProviderSnapshot* provider = nullptr;
   std::vector<NodeStatus> nodes;
   std::vector<GroupState> groups;
-  absl::flat_hash_map<std::string, int> node_index;  // node name -> index into nodes
+  // Node name -> index into nodes; the names are those of the node objects `nodes` holds.
+  absl::flat_hash_map<absl::string_view, int> node_index;
   NodeCounts totals;
   bool healthy = true;
   std::string unhealthy_reason;  // set when not healthy
