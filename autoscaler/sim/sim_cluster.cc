@@ -132,7 +132,25 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   node.admits.clear();
   patch_.nodes = true;
   ++room_version_;
+  NodeChanged(node.object->node.name);
+}
+
+void SimCluster::NodeChanged(const std::string& name) {
   ++nodes_version_;
+  node_changes_.push_back(name);
+  if (node_changes_.size() > kNodeChangesKept) {
+    node_changes_.pop_front();
+    ++first_logged_version_;
+  }
+}
+
+bool SimCluster::NodesChangedSince(int64_t version, std::vector<std::string>* names) const {
+  if (version + 1 < first_logged_version_) return false;
+  for (auto it = node_changes_.begin() + (version + 1 - first_logged_version_);
+       it != node_changes_.end(); ++it) {
+    names->push_back(*it);
+  }
+  return true;
 }
 
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {
@@ -220,10 +238,10 @@ void SimCluster::RemoveNode(const std::string& name) {
   std::vector<std::string> pods;
   for (const auto& [key, pod] : it->second.pods) pods.push_back(key);
   for (const std::string& key : pods) Recreate(Remove(key));
-  nodes_.erase(name);
   patch_.nodes = true;
   patch_.node_pods.insert(name);
-  ++nodes_version_;
+  NodeChanged(name);
+  nodes_.erase(it);
 }
 
 int SimCluster::BoundMembers(const std::string& gang) const {

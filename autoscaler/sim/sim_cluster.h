@@ -8,6 +8,7 @@
 #ifndef GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
 #define GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -132,6 +133,11 @@ class SimCluster : public ClusterSource, public KubeWriter {
   int64_t room_version() const { return room_version_; }
   // Goes up whenever a node comes, goes, or changes what it admits.
   int64_t nodes_version() const { return nodes_version_; }
+  // Adds to `names` the nodes that came, went or changed after `version`, so a list of nodes
+  // can follow them instead of being made again; false when those changes are no longer
+  // all remembered (the last kNodeChangesKept are).
+  bool NodesChangedSince(int64_t version, std::vector<std::string>* names) const;
+  static constexpr size_t kNodeChangesKept = 4096;
   bool IsBound(const std::string& key) const;
   void Bind(const std::string& key, const std::string& node);
   // Marks it PodScheduled=False/Unschedulable, found no node at this room_version(); true
@@ -167,6 +173,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // others (as a training job does when a worker dies), so the gang forms again whole.
   void RestartGang(const std::string& gang);
   void RemoveNode(const std::string& name);
+  // A new nodes_version(), made by a change to the node.
+  void NodeChanged(const std::string& name);
   // Applies `change` to a copy of the node and publishes it.
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
   void Publish(SimNode& node, NodeObject object);
@@ -191,6 +199,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   int64_t sync_round_ = 0;
   int64_t room_version_ = 0;
   int64_t nodes_version_ = 0;
+  // node_changes_[k] is the node whose change made version first_logged_version_ + k.
+  std::deque<std::string> node_changes_;
+  int64_t first_logged_version_ = 1;
   // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
   std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;

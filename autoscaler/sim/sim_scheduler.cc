@@ -1,5 +1,6 @@
 #include "autoscaler/sim/sim_scheduler.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -51,14 +52,35 @@ const SimScheduler::NodeList& SimScheduler::AdmittingNodes(const SimCluster& clu
   const size_t shape = static_cast<size_t>(pod.arrival->shape_id);
   if (admitting_.size() <= shape) admitting_.resize(shape + 1);
   Admitting& a = admitting_[shape];
-  if (a.nodes_version != cluster.nodes_version()) {
+  if (a.nodes_version == cluster.nodes_version()) return a.nodes;
+  changed_.clear();
+  if (a.nodes_version >= 0 && cluster.NodesChangedSince(a.nodes_version, &changed_)) {
+    FollowChanges(cluster, pod, changed_, a.nodes);
+  } else {
     a.nodes.clear();
     for (const auto& [name, node] : cluster.nodes()) {
-      if (Admits(name, node, pod)) a.nodes.emplace_back(&name, &node);
+      if (Admits(name, node, pod)) a.nodes.emplace_back(name, &node);
     }
-    a.nodes_version = cluster.nodes_version();
   }
+  a.nodes_version = cluster.nodes_version();
   return a.nodes;
+}
+
+void SimScheduler::FollowChanges(const SimCluster& cluster, const SimPod& pod,
+                                 std::vector<std::string>& changed, NodeList& nodes) {
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  for (const std::string& name : changed) {
+    // The list's own names are compared: a node that went left its entry's pointer behind.
+    auto at =
+        std::lower_bound(nodes.begin(), nodes.end(), name,
+                         [](const auto& entry, const std::string& n) { return entry.first < n; });
+    if (at != nodes.end() && at->first == name) at = nodes.erase(at);
+    auto node = cluster.nodes().find(name);
+    if (node != cluster.nodes().end() && Admits(node->first, node->second, pod)) {
+      nodes.emplace(at, node->first, &node->second);
+    }
+  }
 }
 
 std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
@@ -66,8 +88,7 @@ std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
   const std::string* best = nullptr;
   bool best_avoided = true;
   double best_score = 0;
-  for (const auto& [name_ptr, node_ptr] : AdmittingNodes(cluster, pod)) {
-    const std::string& name = *name_ptr;
+  for (const auto& [name, node_ptr] : AdmittingNodes(cluster, pod)) {
     const SimNode& node = *node_ptr;
     auto claimed = claims.find(name);
     const ResourceVector& free = claimed == claims.end() ? node.free : claimed->second;

@@ -38,8 +38,12 @@ class SimScheduler {
   // until it changes).
   bool Admits(const std::string& name, const SimNode& node, const SimPod& pod);
   // The nodes that admit pods of the pod's shape, in name order: most pods fit few pools.
-  using NodeList = std::vector<std::pair<const std::string*, const SimNode*>>;
+  // Kept per shape, and brought up to date with the nodes that changed since.
+  using NodeList = std::vector<std::pair<std::string, const SimNode*>>;
   const NodeList& AdmittingNodes(const SimCluster& cluster, const SimPod& pod);
+  // Brings `nodes`, the admitting nodes for `pod`'s shape, up to date with the nodes `changed`.
+  void FollowChanges(const SimCluster& cluster, const SimPod& pod,
+                     std::vector<std::string>& changed, NodeList& nodes);
   int ScheduleGang(SimCluster& cluster, const std::string& gang,
                    const std::vector<std::string>& members);
   double Score(const SimNode& node, const ResourceVector& free, const SimPod& pod) const;
@@ -51,6 +55,7 @@ class SimScheduler {
     NodeList nodes;
   };
   std::vector<Admitting> admitting_;  // by pod shape
+  std::vector<std::string> changed_;  // scratch for AdmittingNodes
 };
 
 }  // namespace gpua::sim

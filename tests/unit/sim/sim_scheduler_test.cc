@@ -1,0 +1,97 @@
+// The simulation's kube-scheduler: each pod shape's list of admitting nodes is kept and
+// follows the nodes that come, go and change, and must place pods as a fresh list would.
+#include "autoscaler/sim/sim_scheduler.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "autoscaler/sim/trace.h"
+#include "base/clock.h"
+#include "cloudproviders/node_group_file.h"
+
+namespace gpua::sim {
+namespace {
+
+constexpr char kGroups[] = R"(
+nodeGroups:
+- id: cpu
+  maxSize: 10
+  template:
+    status:
+      allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+)";
+
+// One pod of the same shape every ten minutes, each running a day.
+constexpr char kTrace[] =
+    R"({"at": 0, "name": "p0", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
+{"at": 600, "name": "p1", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
+{"at": 1200, "name": "p2", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
+{"at": 1800, "name": "p3", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
+)";
+
+Machine MachineOf(const std::string& id, absl::Time now) {
+  return {"cpu", absl::StrCat("sim://cpu/", id), now, now, std::nullopt};
+}
+
+TEST_CASE(
+    "pods of one shape go to the nodes that admit them as the nodes come, go and are "
+    "tainted between passes") {
+  ManualClock clock;
+  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  REQUIRE(groups.ok());
+  auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
+  REQUIRE(trace.ok());
+  REQUIRE(trace->arrivals.size() == 4);
+  SimCluster cluster(*groups, clock);
+  SimScheduler scheduler(Scoring::kLeastAllocated);
+  const absl::Time start = clock.Now();
+  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
+
+  cluster.Arrive(trace->arrivals[0]);
+  scheduler.Run(cluster);
+  CHECK(cluster.pod("default/p0").node == "cpu-a");  // a tie goes to the first by name
+
+  // a is tainted, b goes, c comes: only c admits the next pod.
+  REQUIRE(cluster.AddTaint("cpu-a", {"dedicated", "x", TaintEffect::kNoSchedule}).ok());
+  cluster.SyncNodes({MachineOf("a", start), MachineOf("c", start)});
+  cluster.Arrive(trace->arrivals[1]);
+  scheduler.Run(cluster);
+  CHECK(cluster.pod("default/p1").node == "cpu-c");
+
+  // The taint goes: a and c hold one pod each, and the tie goes to a again.
+  REQUIRE(cluster.RemoveTaint("cpu-a", "dedicated").ok());
+  cluster.Arrive(trace->arrivals[2]);
+  scheduler.Run(cluster);
+  CHECK(cluster.pod("default/p2").node == "cpu-a");
+
+  // b comes back empty: the least allocated node wins.
+  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start), MachineOf("c", start)});
+  cluster.Arrive(trace->arrivals[3]);
+  scheduler.Run(cluster);
+  CHECK(cluster.pod("default/p3").node == "cpu-b");
+}
+
+TEST_CASE("the cluster remembers which nodes changed for its last kNodeChangesKept versions") {
+  ManualClock clock;
+  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  REQUIRE(groups.ok());
+  SimCluster cluster(*groups, clock);
+  const absl::Time start = clock.Now();
+  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
+  const int64_t before = cluster.nodes_version();
+  REQUIRE(cluster.AddTaint("cpu-b", {"dedicated", "x", TaintEffect::kNoSchedule}).ok());
+  std::vector<std::string> changed;
+  REQUIRE(cluster.NodesChangedSince(before, &changed));
+  CHECK(changed == std::vector<std::string>{"cpu-b"});
+
+  for (size_t i = 0; i < SimCluster::kNodeChangesKept; ++i) {
+    REQUIRE(cluster.Annotate("cpu-a", "n", absl::StrCat(i)).ok());
+  }
+  changed.clear();
+  CHECK_FALSE(cluster.NodesChangedSince(before, &changed));  // forgotten: list them afresh
+  REQUIRE(cluster.NodesChangedSince(cluster.nodes_version() - 1, &changed));
+  CHECK(changed == std::vector<std::string>{"cpu-a"});
+}
+
+}  // namespace
+}  // namespace gpua::sim
