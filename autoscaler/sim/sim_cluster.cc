@@ -118,6 +118,26 @@ void SimCluster::PatchNodePods(ClusterView& view) const {
 
 // --- nodes -----------------------------------------------------------------------------
 
+namespace {
+
+// Whether pods that one admits the other admits too: the same labels, cordon and taints
+// that keep pods off (a PreferNoSchedule taint, such as the autoscaler's deletion-candidate
+// mark, only lowers a node's score).
+bool SameAdmission(const NodeProps& a, const NodeProps& b) {
+  const auto hard = [](const Taint& t) { return t.effect != TaintEffect::kPreferNoSchedule; };
+  auto ta = a.taints.begin(), tb = b.taints.begin();
+  for (;; ++ta, ++tb) {
+    ta = std::find_if(ta, a.taints.end(), hard);
+    tb = std::find_if(tb, b.taints.end(), hard);
+    if (ta == a.taints.end() || tb == b.taints.end()) break;
+    if (!(*ta == *tb)) return false;
+  }
+  return ta == a.taints.end() && tb == b.taints.end() && a.unschedulable == b.unschedulable &&
+         a.labels == b.labels;
+}
+
+}  // namespace
+
 void SimCluster::Publish(SimNode& node, NodeObject object) {
   auto props = std::make_shared<NodeProps>();
   props->labels = object.node.labels;
@@ -127,11 +147,15 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   if (node.group->gpus.has_value()) {
     props->gpu = std::make_shared<const GpuInventory>(*node.group->gpus);
   }
+  // Marking a node a deletion candidate, annotating it or advertising its GPUs changes no
+  // verdict: the scheduler's lists of admitting nodes stay as they are.
+  const bool same_admission = node.props != nullptr && SameAdmission(*node.props, *props);
   node.props = std::move(props);
   node.object = std::make_shared<const NodeObject>(std::move(object));
-  node.admits.clear();
   patch_.nodes = true;
   ++room_version_;
+  if (same_admission) return;
+  node.admits.clear();
   NodeChanged(node.object->node.name);
 }
 

@@ -50,7 +50,7 @@ struct SimNode {
   bool noticed = false;
   int64_t synced = 0;  // the last SyncNodes round that found its machine
   // The scheduler's verdicts on this node as it is now, by pod shape: 1 admits, 0 not, -1
-  // not yet asked. Cleared whenever its labels, taints or allocatable change.
+  // not yet asked. Cleared whenever its labels, cordon or the taints that keep pods off change.
   mutable std::vector<int8_t> admits;
 };
 
@@ -131,7 +131,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // came or changed (its taints, labels, cordon or what it advertises). Binding only takes
   // room, so it leaves the version as it is.
   int64_t room_version() const { return room_version_; }
-  // Goes up whenever a node comes, goes, or changes what it admits.
+  // Goes up whenever a node comes, goes, or changes what it may admit.
   int64_t nodes_version() const { return nodes_version_; }
   // Adds to `names` the nodes that came, went or changed after `version`, so a list of nodes
   // can follow them instead of being made again; false when those changes are no longer

@@ -71,7 +71,9 @@ TEST_CASE(
   CHECK(cluster.pod("default/p3").node == "cpu-b");
 }
 
-TEST_CASE("the cluster remembers which nodes changed for its last kNodeChangesKept versions") {
+TEST_CASE(
+    "the cluster remembers which nodes changed what they admit, for its last "
+    "kNodeChangesKept versions") {
   ManualClock clock;
   auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
   REQUIRE(groups.ok());
@@ -84,8 +86,17 @@ TEST_CASE("the cluster remembers which nodes changed for its last kNodeChangesKe
   REQUIRE(cluster.NodesChangedSince(before, &changed));
   CHECK(changed == std::vector<std::string>{"cpu-b"});
 
+  // A mark that only lowers the node's score, or an annotation, changes no verdict.
+  const int64_t marked = cluster.nodes_version();
+  REQUIRE(cluster
+              .AddTaint("cpu-a", {"DeletionCandidateOfClusterAutoscaler", "1",
+                                  TaintEffect::kPreferNoSchedule})
+              .ok());
+  REQUIRE(cluster.Annotate("cpu-a", "note", "x").ok());
+  CHECK(cluster.nodes_version() == marked);
+
   for (size_t i = 0; i < SimCluster::kNodeChangesKept; ++i) {
-    REQUIRE(cluster.Annotate("cpu-a", "n", absl::StrCat(i)).ok());
+    REQUIRE(cluster.SetUnschedulable("cpu-a", i % 2 == 0).ok());
   }
   changed.clear();
   CHECK_FALSE(cluster.NodesChangedSince(before, &changed));  // forgotten: list them afresh
