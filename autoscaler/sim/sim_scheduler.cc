@@ -54,7 +54,10 @@ const SimScheduler::NodeList& SimScheduler::AdmittingNodes(const SimCluster& clu
   Admitting& a = admitting_[shape];
   if (a.nodes_version == cluster.nodes_version()) return a.nodes;
   changed_.clear();
-  if (a.nodes_version >= 0 && cluster.NodesChangedSince(a.nodes_version, &changed_)) {
+  // Past one change per node, listing the nodes afresh is the cheaper way.
+  const bool few = a.nodes_version >= 0 && cluster.nodes_version() - a.nodes_version <=
+                                               static_cast<int64_t>(cluster.nodes().size());
+  if (few && cluster.NodesChangedSince(a.nodes_version, &changed_)) {
     FollowChanges(cluster, pod, changed_, a.nodes);
   } else {
     a.nodes.clear();

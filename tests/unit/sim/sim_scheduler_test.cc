@@ -27,6 +27,7 @@ constexpr char kTrace[] =
 {"at": 600, "name": "p1", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
 {"at": 1200, "name": "p2", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
 {"at": 1800, "name": "p3", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
+{"at": 2400, "name": "p4", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
 )";
 
 Machine MachineOf(const std::string& id, absl::Time now) {
@@ -41,34 +42,33 @@ TEST_CASE(
   REQUIRE(groups.ok());
   auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
   REQUIRE(trace.ok());
-  REQUIRE(trace->arrivals.size() == 4);
+  REQUIRE(trace->arrivals.size() == 5);
   SimCluster cluster(*groups, clock);
   SimScheduler scheduler(Scoring::kLeastAllocated);
-  const absl::Time start = clock.Now();
-  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
+  const absl::Time t = clock.Now();
+  const auto place = [&](int i) {
+    cluster.Arrive(trace->arrivals[i]);
+    scheduler.Run(cluster);
+    return cluster.pod(absl::StrCat("default/p", i)).node;
+  };
+  // One change at a time, so the kept list takes each in rather than being made afresh.
+  cluster.SyncNodes({MachineOf("a", t), MachineOf("b", t)});
+  CHECK(place(0) == "cpu-a");  // a tie goes to the first by name
 
-  cluster.Arrive(trace->arrivals[0]);
-  scheduler.Run(cluster);
-  CHECK(cluster.pod("default/p0").node == "cpu-a");  // a tie goes to the first by name
-
-  // a is tainted, b goes, c comes: only c admits the next pod.
   REQUIRE(cluster.AddTaint("cpu-a", {"dedicated", "x", TaintEffect::kNoSchedule}).ok());
-  cluster.SyncNodes({MachineOf("a", start), MachineOf("c", start)});
-  cluster.Arrive(trace->arrivals[1]);
-  scheduler.Run(cluster);
-  CHECK(cluster.pod("default/p1").node == "cpu-c");
+  CHECK(place(1) == "cpu-b");
+  cluster.SyncNodes({MachineOf("a", t), MachineOf("b", t), MachineOf("c", t)});
+  cluster.SyncNodes({MachineOf("a", t), MachineOf("c", t)});  // b goes with its pod
+  CHECK(place(2) == "cpu-c");
 
-  // The taint goes: a and c hold one pod each, and the tie goes to a again.
+  CHECK(cluster.pod("default/p1-r1").node == "cpu-c");  // b's pod, made again
+
+  // The taint goes: a holds one pod and c two, so a wins.
   REQUIRE(cluster.RemoveTaint("cpu-a", "dedicated").ok());
-  cluster.Arrive(trace->arrivals[2]);
-  scheduler.Run(cluster);
-  CHECK(cluster.pod("default/p2").node == "cpu-a");
-
+  CHECK(place(3) == "cpu-a");
   // b comes back empty: the least allocated node wins.
-  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start), MachineOf("c", start)});
-  cluster.Arrive(trace->arrivals[3]);
-  scheduler.Run(cluster);
-  CHECK(cluster.pod("default/p3").node == "cpu-b");
+  cluster.SyncNodes({MachineOf("a", t), MachineOf("b", t), MachineOf("c", t)});
+  CHECK(place(4) == "cpu-b");
 }
 
 TEST_CASE(
