@@ -50,7 +50,7 @@ struct Judging {
   int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
   RunningNodeCache& cache;
 
-  // `snapshot` holds the target nodes, `index` each state node's place among them.
+  // `targets` holds the target nodes, `index` each state node's place among them.
   Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, std::vector<int> index,
           ClusterSnapshot& targets, RunningNodeCache& c, StaticAdmissions& admissions)
       : view(v),
