@@ -8,16 +8,9 @@
 namespace gpua {
 namespace {
 
+using testing::CpuNode;
 using testing::Pod;
 using testing::Res;
-
-Node CpuNode(const std::string& name, const std::string& used_cpu) {
-  Node n;
-  n.name = name;
-  n.allocatable = Res({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}});
-  n.pods.push_back(std::make_shared<PodSpec>(Pod(name + "-app", Res({{"cpu", used_cpu}}), "app")));
-  return n;
-}
 
 Node GpuNode(const std::string& name, const std::string& free_gpus_used) {
   Node n;

@@ -2,6 +2,7 @@
 #ifndef GPUA_TESTS_UNIT_ESTIMATOR_TEST_UTIL_H_
 #define GPUA_TESTS_UNIT_ESTIMATOR_TEST_UTIL_H_
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,15 @@ inline PodSpec Pod(const std::string& name, ResourceList requests, const std::st
   p.requests = std::move(requests);
   if (!owner.empty()) p.owner = OwnerReference{"ReplicaSet", owner, owner + "-uid", true};
   return p;
+}
+
+// A 4-core node running one pod of `used_cpu` cores (named after the node).
+inline Node CpuNode(const std::string& name, const std::string& used_cpu) {
+  Node n;
+  n.name = name;
+  n.allocatable = Res({{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}});
+  n.pods.push_back(std::make_shared<PodSpec>(Pod(name + "-app", Res({{"cpu", used_cpu}}), "app")));
+  return n;
 }
 
 inline Toleration TolerateGpu() {

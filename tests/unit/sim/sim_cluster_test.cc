@@ -10,18 +10,13 @@
 #include "autoscaler/sim/trace.h"
 #include "base/clock.h"
 #include "cloudproviders/node_group_file.h"
+#include "tests/unit/sim/sim_test_util.h"
 
 namespace gpua::sim {
 namespace {
 
-constexpr char kGroups[] = R"(
-nodeGroups:
-- id: cpu
-  maxSize: 10
-  template:
-    status:
-      allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
-)";
+using testing::kCpuGroups;
+using testing::MachineOf;
 
 constexpr char kTrace[] =
     R"({"at": 0, "name": "web", "count": 3, "runFor": "1h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "2"}}}]}}}
@@ -54,13 +49,9 @@ void CheckSameAsFresh(const SimCluster& cluster, const ClusterView& view) {
   CHECK(view.workloads.size() == jobs.size());
 }
 
-Machine MachineOf(const std::string& id, absl::Time now) {
-  return {"cpu", absl::StrCat("sim://cpu/", id), now, now, std::nullopt};
-}
-
 TEST_CASE("the view kept between loops is the cluster read afresh, whatever changed") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
   REQUIRE(groups.ok());
   auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
   REQUIRE(trace.ok());

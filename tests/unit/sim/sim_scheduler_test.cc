@@ -8,18 +8,13 @@
 #include "autoscaler/sim/trace.h"
 #include "base/clock.h"
 #include "cloudproviders/node_group_file.h"
+#include "tests/unit/sim/sim_test_util.h"
 
 namespace gpua::sim {
 namespace {
 
-constexpr char kGroups[] = R"(
-nodeGroups:
-- id: cpu
-  maxSize: 10
-  template:
-    status:
-      allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
-)";
+using testing::kCpuGroups;
+using testing::MachineOf;
 
 // One pod of the same shape every ten minutes, each running a day.
 constexpr char kTrace[] =
@@ -30,15 +25,11 @@ constexpr char kTrace[] =
 {"at": 2400, "name": "p4", "runFor": "24h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "1"}}}]}}}
 )";
 
-Machine MachineOf(const std::string& id, absl::Time now) {
-  return {"cpu", absl::StrCat("sim://cpu/", id), now, now, std::nullopt};
-}
-
 TEST_CASE(
     "pods of one shape go to the nodes that admit them as the nodes come, go and are "
     "tainted between passes") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
   REQUIRE(groups.ok());
   auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
   REQUIRE(trace.ok());
@@ -75,7 +66,7 @@ TEST_CASE(
     "the cluster remembers which nodes changed what they admit, for its last "
     "kNodeChangesKept versions") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kGroups, "groups.yaml");
+  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
   REQUIRE(groups.ok());
   SimCluster cluster(*groups, clock);
   const absl::Time start = clock.Now();
