@@ -414,8 +414,8 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
     job.first = std::move(w);
   }
   ++job.second;
-  pending_[{now, pod.seq}] = key;
-  pods_[key] = std::move(pod);
+  const int64_t seq = pod.seq;
+  pending_[{now, seq}] = pods_.insert_or_assign(key, std::move(pod)).first;
   PodChanged(key, "");
 }
 
@@ -424,8 +424,13 @@ bool SimCluster::IsBound(const std::string& key) const {
   return it != pods_.end() && !it->second.node.empty();
 }
 
-bool SimCluster::MarkUnschedulable(const std::string& key) {
-  SimPod& pod = pods_.at(key);
+bool SimCluster::MarkUnschedulable(const std::string& key) { return Mark(pods_.at(key)); }
+
+bool SimCluster::MarkUnschedulable(const PodEntry& pending_pod) {
+  return Mark(pending_pod->second);
+}
+
+bool SimCluster::Mark(SimPod& pod) {
   pod.found_no_node_at = room_version_;
   if (pod.object->unschedulable) return false;
   UpdatePod(pod, [](PodObject& p) { p.unschedulable = true; });

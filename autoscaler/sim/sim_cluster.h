@@ -120,8 +120,10 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // Counts the pods still pending as waiting until now, and the running ones' GPU time.
   void Close();
 
-  // For the scheduler.
-  const std::map<std::pair<absl::Time, int64_t>, std::string>& pending() const { return pending_; }
+  // For the scheduler. The pending pods, oldest first, each as its entry in pods(): a pass
+  // over them looks none up by name.
+  using PodEntry = std::map<std::string, SimPod>::iterator;
+  const std::map<std::pair<absl::Time, int64_t>, PodEntry>& pending() const { return pending_; }
   const std::map<std::string, SimNode>& nodes() const { return nodes_; }
   const SimPod& pod(const std::string& key) const { return pods_.at(key); }
   const std::map<std::string, SimPod>& pods() const { return pods_; }
@@ -143,6 +145,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // Marks it PodScheduled=False/Unschedulable, found no node at this room_version(); true
   // when it was not marked before.
   bool MarkUnschedulable(const std::string& key);
+  bool MarkUnschedulable(const PodEntry& pending_pod);
 
   // Physical GPUs the pods of each group use now.
   const std::map<std::string, double>& gpus_in_use() const { return gpus_in_use_; }
@@ -179,6 +182,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
   void Publish(SimNode& node, NodeObject object);
   void UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& change);
+  // MarkUnschedulable, for a pod already found.
+  bool Mark(SimPod& pod);
   // Notes for the next view that the pod changed (came, went, or was bound to a node).
   void PodChanged(const std::string& key, const std::string& node);
   // Bring the kept view's pods (and the unschedulable ones), and its nodes' pod lists, up to
@@ -194,7 +199,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::string, SimGroup> groups_;
   std::map<std::string, SimNode> nodes_;
   std::map<std::string, SimPod> pods_;
-  std::map<std::pair<absl::Time, int64_t>, std::string> pending_;  // (created, seq) -> pod
+  std::map<std::pair<absl::Time, int64_t>, PodEntry> pending_;  // by (created, seq)
   int64_t seq_ = 0;
   int64_t sync_round_ = 0;
   int64_t room_version_ = 0;

@@ -137,19 +137,20 @@ int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
 
 int SimScheduler::Run(SimCluster& cluster) {
   // The pods map's own keys and entries: nothing leaves it during a pass.
-  std::vector<std::pair<const std::string*, const SimPod*>> order;
+  std::vector<SimCluster::PodEntry> order;
   std::map<std::string, std::vector<std::string>> gangs;
-  for (const auto& [when, key] : cluster.pending()) {
-    const auto& [k, pod] = *cluster.pods().find(key);
-    order.emplace_back(&k, &pod);
-    if (pod.object->spec.gang.has_value()) gangs[pod.object->spec.gang->name].push_back(key);
+  for (const auto& [when, entry] : cluster.pending()) {
+    order.push_back(entry);
+    const SimPod& pod = entry->second;
+    if (pod.object->spec.gang.has_value())
+      gangs[pod.object->spec.gang->name].push_back(entry->first);
   }
   int marked = 0;
   std::set<int> no_room;  // shapes that found no node in this pass
   std::set<std::string> gangs_tried;
-  for (const auto& [key_ptr, pod_ptr] : order) {
-    const std::string& key = *key_ptr;
-    const SimPod& pod = *pod_ptr;
+  for (const SimCluster::PodEntry& entry : order) {
+    const std::string& key = entry->first;
+    const SimPod& pod = entry->second;
     if (!pod.node.empty()) continue;  // bound with its gang
     // Found no node before, and no room was made since: it finds none now (it is marked).
     if (pod.found_no_node_at == cluster.room_version() && !pod.object->spec.gang.has_value()) {
@@ -168,7 +169,7 @@ int SimScheduler::Run(SimCluster& cluster) {
       }
       no_room.insert(pod.arrival->shape_id);
     }
-    marked += cluster.MarkUnschedulable(key);
+    marked += cluster.MarkUnschedulable(entry);
   }
   return marked;
 }
