@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "autoscaler/controller/scaledown/drain_facts.h"
@@ -195,17 +196,19 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
   report.scale_down = plan.status;
   report.next_removal_due = plan.next_due;
   report.scale_down_cooldown = plan.cooldown;
+  absl::flat_hash_map<absl::string_view, int> unremovable;  // a few reasons, many nodes
   for (const NodeJudgement& j : plan.judged) {
     if (j.unneeded) {
       ++report.unneeded;
     } else {
-      ++report.unremovable[j.reason];
+      ++unremovable[j.reason];
       if (log_.V(2)) {  // every node, every loop: the line is built only when written
         log_.Info(
             absl::StrCat("Node ", state.nodes[j.node].node->node.name, " stays: ", j.Detail()), 2);
       }
     }
   }
+  for (const auto& [reason, nodes] : unremovable) report.unremovable[std::string(reason)] += nodes;
   scale_down_actuator_.Mark(plan, state);
   scale_down_actuator_.Start(plan.removals, view, state, now, report.removals);
   if (!report.removals.deleted.empty()) scale_down_clock_.last_delete = now;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/scaledown/drain_facts.h"
@@ -72,8 +73,8 @@ NodeJudgement Judge(int i, Judging& j) {
   const ProviderGroup& g = *j.state.groups[s.group].provider;
   NodeJudgement out;
   out.node = i;
-  const auto no = [&](std::string reason, std::string detail) {
-    out.reason = std::move(reason);
+  const auto no = [&](absl::string_view reason, std::string detail) {
+    out.reason = reason;
     out.detail = std::move(detail);
     return std::move(out);
   };
@@ -82,7 +83,7 @@ NodeJudgement Judge(int i, Judging& j) {
     return no("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
   }
   if (j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
-    return no(std::string(BlockReasonName(BlockReason::kUnreadable)),
+    return no(BlockReasonName(BlockReason::kUnreadable),
               "a pod on the node cannot be read, so it is not known to be free");
   }
   const bool unready = s.condition == NodeCondition::kUnready;
@@ -94,7 +95,7 @@ NodeJudgement Judge(int i, Judging& j) {
                                  : g.options.scale_down_utilization_threshold;
     if (out.utilization.value() >= threshold) {
       out.threshold = threshold;
-      return no(std::string(kNotUnderutilized), "");
+      return no(kNotUnderutilized, "");
     }
   }
   std::vector<const PodSpec*> moving;
@@ -102,7 +103,7 @@ NodeJudgement Judge(int i, Judging& j) {
   for (const PodPtr& p : j.view.PodsOn(s.node->node.name)) {
     const PodDrainFacts facts = DrainFactsFor(j.view, *p);
     const PodVerdict v = JudgePodForDrain(facts, j.rules, j.budgets);
-    if (v.fate == PodFate::kBlocks) return no(std::string(BlockReasonName(v.reason)), v.message);
+    if (v.fate == PodFate::kBlocks) return no(BlockReasonName(v.reason), v.message);
     if (v.fate != PodFate::kMoves) continue;
     out.to_evict.push_back(p);
     moving.push_back(&p->spec);
@@ -304,19 +305,21 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);
-  absl::flat_hash_map<std::string, absl::Time> drain_judged_at;
+  // When each node judged now last had its drain simulated, updated in place; the others go.
+  std::vector<bool> judged_now(state.nodes.size(), false);
+  size_t judged_remembered = 0;
   for (int i : JudgingOrder(state, now)) {
     const NodeCondition c = state.nodes[i].condition;
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
     const std::string& name = state.nodes[i].node->node.name;
     const int drains_before = j.drains_left;
     NodeJudgement judged = Judge(i, j);
+    judged_now[i] = true;
     if (judged.deferred || j.drains_left == drains_before) {  // keeps when it was last judged
-      if (auto it = drain_judged_at_.find(name); it != drain_judged_at_.end()) {
-        drain_judged_at.insert(*it);
-      }
+      judged_remembered += drain_judged_at_.contains(name);
     } else {
-      drain_judged_at[name] = now;
+      drain_judged_at_[name] = now;
+      ++judged_remembered;
     }
     if (judged.deferred) {
       deferred[i] = true;
@@ -338,7 +341,14 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
       plan.unmark.push_back(static_cast<int>(i));
     }
   }
-  drain_judged_at_ = std::move(drain_judged_at);  // nodes gone are forgotten
+  if (judged_remembered != drain_judged_at_.size()) {  // nodes gone are forgotten
+    absl::flat_hash_set<absl::string_view> judged;
+    for (size_t i = 0; i < state.nodes.size(); ++i) {
+      if (judged_now[i]) judged.insert(state.nodes[i].node->node.name);
+    }
+    absl::erase_if(drain_judged_at_,
+                   [&](const auto& entry) { return !judged.contains(entry.first); });
+  }
   if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, nodes, plan);
   return plan;
 }

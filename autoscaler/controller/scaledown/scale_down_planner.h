@@ -40,8 +40,9 @@ struct NodeJudgement {
   bool unneeded = false;
   absl::Time unneeded_since = absl::InfiniteFuture();
   // Why it is not unneeded (cluster-autoscaler's unremovable reasons: NotUnderutilized,
-  // ScaleDownDisabledAnnotation, NoPlaceToMovePods, NotEnoughPdb, ...) and in words.
-  std::string reason;
+  // ScaleDownDisabledAnnotation, NoPlaceToMovePods, NotEnoughPdb, ...), a name that lives as
+  // long as the program, and in words.
+  absl::string_view reason;
   std::string Detail() const;
   // The words for any reason but NotUnderutilized, whose words Detail() makes from the
   // utilization and `threshold` when asked: every busy node is judged every loop.

@@ -249,5 +249,39 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   CHECK(order == std::vector<std::string>{"h100-2", "h100-3", "h100-0", "h100-1"});
 }
 
+TEST_CASE("a node that goes and comes back under its name has no turn remembered",
+          "[controller][scale-down]") {
+  Fixture f(3);
+  const auto add_pod = [&](int node) {
+    f.AddPod(absl::StrCat("h100-", node), testing::Res({{"nvidia.com/gpu", "1"}}));
+  };
+  for (int i = 0; i < 3; ++i) add_pod(i);
+  f.options.non_empty_candidates = 1;
+  ScaleDownPlanner planner(f.options, f.limits);
+  RunningNodeCache rooms;
+  absl::Time now = kNow;
+  const auto judged_next = [&] {
+    now += absl::Seconds(10);
+    ClusterStateBuilder builder(f.state_options);
+    f.state = builder.Build(f.view, f.provider, f.backoff, now);
+    const ScaleDownPlan plan = planner.Plan(f.view, f.state, ScaleDownClock{}, 0, now, rooms);
+    REQUIRE(plan.judged.size() == 1);
+    return f.state.nodes[plan.judged[0].node].node->node.name;
+  };
+  CHECK(judged_next() == "h100-0");
+  CHECK(judged_next() == "h100-1");
+  CHECK(judged_next() == "h100-2");
+  // h100-2 goes; a loop runs without it; it comes back with a new node, h100-3.
+  const NodePtr gone = f.view.nodes.back();
+  f.view.nodes.pop_back();
+  CHECK(judged_next() == "h100-0");
+  f.view.nodes.push_back(gone);
+  f.AddNode("h100-3");
+  add_pod(3);
+  // Neither was judged as the node it is now: by name, h100-2 first.
+  CHECK(judged_next() == "h100-2");
+  CHECK(judged_next() == "h100-3");
+}
+
 }  // namespace
 }  // namespace gpua
