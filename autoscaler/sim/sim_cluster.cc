@@ -205,16 +205,21 @@ bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
   ++sync_round_;
   const absl::Time now = clock_.Now();
   for (const Machine& m : machines) {
-    const std::string name = NodeName(m.provider_id);
     const bool ready = now >= m.gpu_ready_at;
     const bool noticed = m.reclaim_at.has_value();
-    auto it = nodes_.find(name);
-    if (it == nodes_.end()) {
-      AddNode(name, m, ready, noticed);
-      nodes_.at(name).synced = sync_round_;
-      changed = true;
-      continue;
+    auto known = node_of_machine_.find(m.provider_id);
+    if (known == node_of_machine_.end()) {
+      const std::string name = NodeName(m.provider_id);
+      auto node = nodes_.find(name);
+      if (node == nodes_.end()) {
+        AddNode(name, m, ready, noticed);
+        nodes_.at(name).synced = sync_round_;
+        changed = true;
+        continue;
+      }
+      known = node_of_machine_.emplace(m.provider_id, node).first;
     }
+    auto it = known->second;
     it->second.synced = sync_round_;
     if (it->second.gpus_ready != ready || it->second.noticed != noticed) {
       SimNode& node = it->second;
@@ -248,7 +253,9 @@ void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_re
   object.provider_id = m.provider_id;
   object.ready = true;
   object.created = clock_.Now();
-  SimNode& node = nodes_[name];
+  auto [entry, added] = nodes_.try_emplace(name);
+  node_of_machine_[m.provider_id] = entry;
+  SimNode& node = entry->second;
   node.group = &group;
   node.gpus_ready = gpus_ready;
   node.noticed = noticed;
@@ -265,6 +272,7 @@ void SimCluster::RemoveNode(const std::string& name) {
   patch_.nodes = true;
   patch_.node_pods.insert(name);
   NodeChanged(name);
+  absl::erase_if(node_of_machine_, [&](const auto& known) { return known.second == it; });
   nodes_.erase(it);
 }
 

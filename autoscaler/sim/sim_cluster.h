@@ -198,6 +198,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::vector<std::optional<ResourceVector>> shape_requests_;
   std::map<std::string, SimGroup> groups_;
   std::map<std::string, SimNode> nodes_;
+  // Each node by the provider ID of its machine: every sync finds each machine's node, and
+  // making its name to look it up by showed.
+  absl::flat_hash_map<std::string, std::map<std::string, SimNode>::iterator> node_of_machine_;
   std::map<std::string, SimPod> pods_;
   std::map<std::pair<absl::Time, int64_t>, PodEntry> pending_;  // by (created, seq)
   int64_t seq_ = 0;
