@@ -222,6 +222,8 @@ std::vector<double> Controller::RunScaleDown(const ClusterView& view, LoopReport
 
 void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double>& known_gpu_use,
                                LoopReport& report) {
+  // Summed by group index, filed by group name once: a map lookup per GPU node showed.
+  std::vector<std::optional<double>> idle(report.state.groups.size());
   for (size_t i = 0; i < report.state.nodes.size(); ++i) {
     const NodeStatus& s = report.state.nodes[i];
     if (s.group < 0) continue;
@@ -234,7 +236,10 @@ void Controller::CountIdleGpus(const ClusterView& view, const std::vector<double
               ? known_gpu_use[i]
               : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, node_cache_).gpu;
     }
-    report.idle_gpus[g.id] += g.gpus->physical_count * (1 - used);
+    idle[s.group] = idle[s.group].value_or(0) + g.gpus->physical_count * (1 - used);
+  }
+  for (size_t g = 0; g < idle.size(); ++g) {
+    if (idle[g].has_value()) report.idle_gpus[report.state.groups[g].id()] += *idle[g];
   }
 }
 
