@@ -110,7 +110,9 @@ const std::string& NodeSelectionKey(const PodSpec& pod) {
   });
 }
 
-std::string EquivalenceKey(const PodSpec& pod) {
+namespace {
+
+std::string MakeEquivalenceKey(const PodSpec& pod) {
   std::string key;
   key.reserve(256);
   absl::StrAppend(&key, pod.owner.has_value() ? pod.owner->uid : "", "\x1d", pod.namespace_name,
@@ -146,6 +148,12 @@ std::string EquivalenceKey(const PodSpec& pod) {
                     pod.gang->required_label);
   }
   return key;
+}
+
+}  // namespace
+
+const std::string& EquivalenceKey(const PodSpec& pod) {
+  return pod.equivalence_key.Get([&] { return MakeEquivalenceKey(pod); });
 }
 
 }  // namespace gpua

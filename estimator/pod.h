@@ -108,6 +108,7 @@ struct PodSpec {
 
   Memo<std::optional<ResourceVector>> fixed_requests;  // FixedRequests
   Memo<std::string> node_selection_key;                // NodeSelectionKey
+  Memo<std::string> equivalence_key;                   // EquivalenceKey
 
   std::string Key() const { return namespace_name + "/" + name; }
   // Whether a term of this pod's selects `other` (its labels and namespace).
@@ -115,8 +116,9 @@ struct PodSpec {
 };
 
 // A string equal for two pods exactly when the scheduler cannot tell them apart: the same
-// controller, namespace, labels and scheduling-relevant spec.
-std::string EquivalenceKey(const PodSpec& pod);
+// controller, namespace, labels and scheduling-relevant spec. Worked out once per pod: a
+// pending pod is put in its class every loop until it runs.
+const std::string& EquivalenceKey(const PodSpec& pod);
 
 // The pod's requests in the slots every resource catalog shares, when they all have one
 // (ResourceCatalog::FixedVector), else nullopt. Worked out once per pod: every loop's

@@ -44,7 +44,7 @@ void PodClass::TakeMembers(int64_t count, std::vector<int>* into) {
 std::vector<PodClass> BuildClasses(const std::vector<const PodSpec*>& pending,
                                    ClusterSnapshot& snapshot) {
   std::vector<PodClass> classes;
-  absl::flat_hash_map<std::string, size_t> by_key;
+  absl::flat_hash_map<absl::string_view, size_t> by_key;  // views of the pods' own keys
   for (size_t i = 0; i < pending.size(); ++i) {
     const PodSpec& pod = *pending[i];
     if (!pod.invalid.ok()) continue;

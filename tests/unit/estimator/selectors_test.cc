@@ -135,8 +135,9 @@ TEST_CASE("pods with the same controller and spec share an equivalence key", "[p
   CHECK(EquivalenceKey(a) == EquivalenceKey(b));
   PodSpec other_owner = testing::Pod("c", Res({{"cpu", "1"}}), "rs2");
   CHECK(EquivalenceKey(a) != EquivalenceKey(other_owner));
-  b.tolerations.push_back(testing::TolerateGpu());
-  CHECK(EquivalenceKey(a) != EquivalenceKey(b));
+  PodSpec tolerant = b;  // a changed copy: the key is kept per pod object, read once
+  tolerant.tolerations.push_back(testing::TolerateGpu());
+  CHECK(EquivalenceKey(a) != EquivalenceKey(tolerant));
 }
 
 TEST_CASE("pods a node's labels and taints admit alike share a node selection key", "[pod]") {
