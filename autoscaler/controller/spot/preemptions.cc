@@ -1,13 +1,14 @@
 #include "autoscaler/controller/spot/preemptions.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace gpua {
 namespace {
 
-struct InterruptionTaint {
-  const char* key;
-  const char* source;
+struct InterruptionTaint {  // views, so that asking every node, every loop, measures nothing
+  absl::string_view key;
+  absl::string_view source;
 };
 
 constexpr InterruptionTaint kInterruptionTaints[] = {
@@ -21,7 +22,7 @@ std::string Signal(const NodeStatus& s, const ClusterState& state) {
   const GroupState& g = state.groups[s.group];
   const ProviderGroup& p = *g.provider;
   for (const InterruptionTaint& t : kInterruptionTaints) {
-    if (HasTaint(s.node->node, t.key)) return t.source;
+    if (HasTaint(s.node->node, t.key)) return std::string(t.source);
   }
   if (!p.call_error.ok() || s.node->provider_id.empty()) return "";
   if (s.instance != nullptr) {
