@@ -1,5 +1,7 @@
 #include "autoscaler/controller/scaleup/resource_limits.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/running_node_cache.h"
 #include "estimator/gpu/gpu_inventory.h"
@@ -64,12 +66,22 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
                                          RunningNodeCache& running) {
   const std::string& gpu_label = state.provider->gpu_label;
   int64_t nodes = 0, cores = 0, memory = 0;
-  std::map<std::string, int64_t> gpus;
+  // By GPU type: a handful of types over every node, so a short list beats a map lookup.
+  std::vector<std::pair<std::string, int64_t>> gpus;
   const auto count = [&](const NodeUsage& u, int64_t times) {
     nodes += times;
     cores += u.cores * times;
     memory += u.memory_bytes * times;
-    if (!u.gpu_type.empty()) gpus[u.gpu_type] += u.gpus * times;
+    if (u.gpu_type.empty()) return;
+    auto it = std::find_if(gpus.begin(), gpus.end(),
+                           [&](const auto& type) { return type.first == u.gpu_type; });
+    if (it == gpus.end()) it = gpus.insert(it, {u.gpu_type, 0});
+    it->second += u.gpus * times;
+  };
+  const auto gpus_of = [&](const std::string& type) {
+    auto it =
+        std::find_if(gpus.begin(), gpus.end(), [&](const auto& t) { return t.first == type; });
+    return it == gpus.end() ? int64_t{0} : it->second;
   };
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
@@ -100,7 +112,8 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
   budget(absl::StrCat("--memory-total (max ", limits.memory_bytes.max >> 30, " GiB)"),
          limits.memory_bytes.max - memory, [](const NodeUsage& u) { return u.memory_bytes; });
   for (const auto& [type, range] : limits.gpus_by_type) {
-    budget(absl::StrCat("--gpu-total for ", type, " (max ", range.max, ")"), range.max - gpus[type],
+    budget(absl::StrCat("--gpu-total for ", type, " (max ", range.max, ")"),
+           range.max - gpus_of(type),
            [type = type](const NodeUsage& u) { return u.gpu_type == type ? u.gpus : 0; });
   }
   return budgets;
