@@ -48,6 +48,10 @@ class ClusterSnapshot {
   const SimNode& node(size_t i) const { return nodes_[i]; }
   size_t size() const { return nodes_.size(); }
 
+  // A node's props as the snapshot works them out from its fields (which move into them),
+  // for a caller that shares one props among nodes alike.
+  static std::shared_ptr<const NodeProps> PropsOf(Node& n);
+
   // A pod's requests as a vector, counting the pod itself in the "pods" slot.
   ResourceVector PodRequest(const PodSpec& pod);
 
@@ -87,8 +91,6 @@ class ClusterSnapshot {
   void TakeRoom(const NodeRoom& room, size_t index, SimNode& sim);
 
   ResourceCatalog catalog_;
-  // A node's props from its fields, which move into them.
-  static std::shared_ptr<const NodeProps> PropsOf(Node& n);
 
   std::vector<Node> source_;  // owns the existing nodes' pods; labels and taints moved out
   std::vector<SimNode> nodes_;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "estimator/cluster_snapshot.h"
 #include "estimator/daemonsets.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -112,19 +113,26 @@ Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& 
 
 namespace {
 
+// Node `index` of those the group is bringing up. Its props are `alike`'s, when given: the
+// group's upcoming nodes with one MIG layout differ only in name.
 Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
-                  absl::string_view mig_layout) {
+                  absl::string_view mig_layout, std::shared_ptr<const NodeProps> alike) {
   const std::string& group = g.id;
   Node out;
   out.name = absl::StrCat("upcoming-", group, "-", index);
-  out.labels = t.labels;
-  out.annotations = t.annotations;
-  out.taints = t.taints;
   out.allocatable =
       g.gpus != nullptr ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
   out.upcoming = true;
   out.group_id = group;
   for (const PodSpec& ds : t.daemonset_pods) out.pods.push_back(std::make_shared<PodSpec>(ds));
+  if (alike != nullptr) {
+    out.props = std::move(alike);
+    return out;
+  }
+  out.labels = t.labels;
+  out.annotations = t.annotations;
+  out.taints = t.taints;
+  out.props = ClusterSnapshot::PropsOf(out);
   return out;
 }
 
@@ -209,10 +217,16 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     auto more = added.find(p.id);
     const int asked = more == added.end() ? 0 : more->second;
     if (templates[g].has_value()) {
+      const std::vector<std::string>& layouts = gs.upcoming_mig_layouts;
+      std::shared_ptr<const NodeProps> props;  // the last node's, and its layout
+      absl::string_view props_layout;
       for (int i = 0; i < gs.upcoming + asked; ++i) {
-        const std::vector<std::string>& layouts = gs.upcoming_mig_layouts;
-        out.nodes.push_back(UpcomingNode(*templates[g], p, i,
-                                         i < static_cast<int>(layouts.size()) ? layouts[i] : ""));
+        const absl::string_view layout =
+            i < static_cast<int>(layouts.size()) ? absl::string_view(layouts[i]) : "";
+        if (layout != props_layout) props = nullptr;
+        out.nodes.push_back(UpcomingNode(*templates[g], p, i, layout, std::move(props)));
+        props = out.nodes.back().props;
+        props_layout = layout;
       }
     }
     std::string why = LeftOutReason(gs);
