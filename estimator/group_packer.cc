@@ -60,14 +60,17 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
   t.props->group_id = group.id;
   ResourceCatalog& catalog = snapshot.catalog();
   const NodeTemplate& tmpl = group.node_template;
-  absl::StatusOr<std::optional<GpuInventory>> gpu =
-      ReadGpuInventory(tmpl.labels, tmpl.annotations, tmpl.allocatable,
-                       absl::StrCat("node group ", group.id, ": template"));
-  if (!gpu.ok() || !gpu->has_value()) {
+  t.gpu = group.gpus;
+  if (t.gpu == nullptr) {
+    absl::StatusOr<std::optional<GpuInventory>> gpu =
+        ReadGpuInventory(tmpl.labels, tmpl.annotations, tmpl.allocatable,
+                         absl::StrCat("node group ", group.id, ": template"));
     if (!gpu.ok()) t.unusable = gpu.status();
+    if (gpu.ok() && gpu->has_value()) t.gpu = std::make_shared<const GpuInventory>(**gpu);
+  }
+  if (t.gpu == nullptr) {
     t.variants.push_back({"", catalog.ToVector(tmpl.allocatable), {}});
   } else {
-    t.gpu = std::make_shared<const GpuInventory>(**gpu);
     t.props->gpu = t.gpu;
     ResourceList base;  // everything but the GPUs, which come as the inventory says
     for (const auto& [name, q] : tmpl.allocatable) {

@@ -72,6 +72,9 @@ struct NodeGroupSpec {
   int target_size = 0;
   double price_per_hour = 0;
   NodeTemplate node_template;
+  // What the template's labels, annotations and allocatable say of its GPUs, when the caller
+  // has read it already (ReadGpuInventory of exactly those); null: read from the template.
+  std::shared_ptr<const GpuInventory> gpus;
 };
 
 }  // namespace gpua

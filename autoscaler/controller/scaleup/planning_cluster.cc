@@ -244,6 +244,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     spec.target_size = p.target_size + asked;
     spec.price_per_hour = p.price_per_hour;
     spec.node_template = *templates[g];
+    spec.gpus = p.gpus;  // read from the same labels, annotations and allocatable
     out.groups.push_back(std::move(spec));
   }
   return out;

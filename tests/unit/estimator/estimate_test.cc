@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "estimator/gpu/gpu_inventory.h"
+#include "estimator/group_packer.h"
 #include "estimator/predicates.h"
 #include "test_util.h"
 
@@ -299,6 +301,28 @@ TEST_CASE("the plan is the same for the same input", "[estimate]") {
     CHECK(first.groups[i].group_id == second.groups[i].group_id);
     CHECK(first.groups[i].pods == second.groups[i].pods);
   }
+}
+
+TEST_CASE("a group's GPU inventory read beforehand is the one its template nodes carry",
+          "[estimate]") {
+  NodeGroupSpec spec = GpuGroup("l4x4", 4);
+  spec.node_template.labels = {{"nvidia.com/gpu.product", "NVIDIA-L4"},
+                               {"nvidia.com/gpu.count", "4"}};
+  ClusterSnapshot snapshot({});
+  const PreparedTemplate read_here = PrepareTemplate(spec, snapshot);
+  REQUIRE(read_here.gpu != nullptr);
+  CHECK(read_here.gpu->physical_count == 4);
+
+  auto read = ReadGpuInventory(spec.node_template.labels, spec.node_template.annotations,
+                               spec.node_template.allocatable, "l4x4");
+  REQUIRE(read.ok());
+  REQUIRE(read->has_value());
+  spec.gpus = std::make_shared<const GpuInventory>(**read);
+  const PreparedTemplate given = PrepareTemplate(spec, snapshot);
+  CHECK(given.gpu == spec.gpus);  // shared, not read again
+  CHECK(given.props->gpu == spec.gpus);
+  REQUIRE(given.variants.size() == read_here.variants.size());
+  CHECK(given.variants[0].allocatable == read_here.variants[0].allocatable);
 }
 
 }  // namespace
