@@ -68,19 +68,20 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
   int64_t nodes = 0, cores = 0, memory = 0;
   // By GPU type: a handful of types over every node, so a short list beats a map lookup.
   std::vector<std::pair<std::string, int64_t>> gpus;
+  const auto find_type = [&](const std::string& type) {
+    return std::find_if(gpus.begin(), gpus.end(), [&](const auto& t) { return t.first == type; });
+  };
   const auto count = [&](const NodeUsage& u, int64_t times) {
     nodes += times;
     cores += u.cores * times;
     memory += u.memory_bytes * times;
     if (u.gpu_type.empty()) return;
-    auto it = std::find_if(gpus.begin(), gpus.end(),
-                           [&](const auto& type) { return type.first == u.gpu_type; });
+    auto it = find_type(u.gpu_type);
     if (it == gpus.end()) it = gpus.insert(it, {u.gpu_type, 0});
     it->second += u.gpus * times;
   };
   const auto gpus_of = [&](const std::string& type) {
-    auto it =
-        std::find_if(gpus.begin(), gpus.end(), [&](const auto& t) { return t.first == type; });
+    auto it = find_type(type);
     return it == gpus.end() ? int64_t{0} : it->second;
   };
   for (const NodeStatus& s : state.nodes) {
