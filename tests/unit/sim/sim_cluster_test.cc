@@ -15,7 +15,7 @@
 namespace gpua::sim {
 namespace {
 
-using testing::kCpuGroups;
+using testing::CpuGroups;
 using testing::MachineOf;
 
 constexpr char kTrace[] =
@@ -51,11 +51,10 @@ void CheckSameAsFresh(const SimCluster& cluster, const ClusterView& view) {
 
 TEST_CASE("the view kept between loops is the cluster read afresh, whatever changed") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
-  REQUIRE(groups.ok());
+  const std::vector<NodeGroupConfig> groups = CpuGroups();
   auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
   REQUIRE(trace.ok());
-  SimCluster cluster(*groups, clock);
+  SimCluster cluster(groups, clock);
   const absl::Time start = clock.Now();
   cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
   for (const TraceArrival& a : trace->arrivals) cluster.Arrive(a);

@@ -13,7 +13,7 @@
 namespace gpua::sim {
 namespace {
 
-using testing::kCpuGroups;
+using testing::CpuGroups;
 using testing::MachineOf;
 
 // One pod of the same shape every ten minutes, each running a day.
@@ -29,12 +29,11 @@ TEST_CASE(
     "pods of one shape go to the nodes that admit them as the nodes come, go and are "
     "tainted between passes") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
-  REQUIRE(groups.ok());
+  const std::vector<NodeGroupConfig> groups = CpuGroups();
   auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
   REQUIRE(trace.ok());
   REQUIRE(trace->arrivals.size() == 5);
-  SimCluster cluster(*groups, clock);
+  SimCluster cluster(groups, clock);
   SimScheduler scheduler(Scoring::kLeastAllocated);
   const absl::Time t = clock.Now();
   const auto place = [&](int i) {
@@ -66,9 +65,8 @@ TEST_CASE(
     "the cluster remembers which nodes changed what they admit, for its last "
     "kNodeChangesKept versions") {
   ManualClock clock;
-  auto groups = ParseNodeGroupFile(kCpuGroups, "groups.yaml");
-  REQUIRE(groups.ok());
-  SimCluster cluster(*groups, clock);
+  const std::vector<NodeGroupConfig> groups = CpuGroups();
+  SimCluster cluster(groups, clock);
   const absl::Time start = clock.Now();
   cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
   const int64_t before = cluster.nodes_version();
