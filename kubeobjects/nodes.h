@@ -7,7 +7,6 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -33,10 +32,6 @@ struct NodeObject {
   // naming the node); null when it has none. Read once per object: every loop asks.
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& Gpus() const;
   Memo<absl::StatusOr<std::shared_ptr<const GpuInventory>>> gpus_read;
-  // What the planners' scheduler checks read of it, by (node group, ignored taint keys):
-  // worked out by the controller once, not every loop.
-  KeyedMemo<std::tuple<std::string, std::vector<std::string>>, std::shared_ptr<const NodeProps>>
-      planning_props;
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);

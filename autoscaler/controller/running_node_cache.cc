@@ -29,6 +29,7 @@ RunningNodeCache::Entry& RunningNodeCache::ForNode(const NodePtr& node) {
     e.room.reset();
     e.utilization.reset();
     e.usage.reset();
+    e.props = nullptr;
   }
   return e;
 }
@@ -61,7 +62,11 @@ NodeUsage RunningNodeCache::UsageOf(const NodePtr& node, const std::string& gpu_
 
 std::shared_ptr<const NodeRoom> RunningNodeCache::RoomOf(const NodePtr& node,
                                                          const ClusterView& view) {
-  Entry& e = Current(node, view);
+  return RoomIn(Current(node, view), node, view);
+}
+
+const std::shared_ptr<const NodeRoom>& RunningNodeCache::RoomIn(Entry& e, const NodePtr& node,
+                                                                const ClusterView& view) {
   if (!e.room.has_value()) {
     e.room = MakeNodeRoom(node->node.allocatable, PodsTakingRoom(view, node->node.name));
   }

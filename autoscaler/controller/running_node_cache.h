@@ -45,6 +45,26 @@ class RunningNodeCache {
   // fixed resource slot (the snapshot then works it out itself).
   std::shared_ptr<const NodeRoom> RoomOf(const NodePtr& node, const ClusterView& view);
 
+  // What the planners' scheduler checks read of `node` under its group and the ignored taint
+  // keys, with its room (as RoomOf): `props()` when nothing is kept for this node object and
+  // key. Kept here, not on the node object: the cache is the controller's alone, so a loop's
+  // two asks per node take no lock and find the node once.
+  struct Planning {
+    std::shared_ptr<const NodeProps> props;
+    std::shared_ptr<const NodeRoom> room;
+  };
+  template <typename ComputeProps>
+  Planning PlanningOf(const NodePtr& node, const ClusterView& view, const std::string& group,
+                      const std::vector<std::string>& ignored_taints, ComputeProps&& props) {
+    Entry& e = Current(node, view);
+    if (e.props == nullptr || e.props_group != group || e.props_ignored != ignored_taints) {
+      e.props = props();
+      e.props_group = group;
+      e.props_ignored = ignored_taints;
+    }
+    return {e.props, RoomIn(e, node, view)};
+  }
+
   // How used `node` is with the pods `view` has bound to it: `compute()` when nothing is
   // kept for this node, its pods and `key`.
   template <typename Compute>
@@ -77,6 +97,9 @@ class RunningNodeCache {
     std::optional<std::shared_ptr<const NodeRoom>> room;
     std::optional<std::pair<UtilizationKey, NodeUtilization>> utilization;
     std::optional<std::pair<std::string, NodeUsage>> usage;  // by GPU label
+    std::shared_ptr<const NodeProps> props;  // by group and ignored taints; kept while `node` is
+    std::string props_group;
+    std::vector<std::string> props_ignored;
     bool used = false;
     int64_t matched_in_loop = 0;  // the loop in which `pods` was last found to be the view's
   };
@@ -84,6 +107,9 @@ class RunningNodeCache {
   Entry& Current(const NodePtr& node, const ClusterView& view);
   // The node's entry, emptied when the node object is not the one it holds.
   Entry& ForNode(const NodePtr& node);
+  // The room of entry `e`, Current for `node` in `view`.
+  const std::shared_ptr<const NodeRoom>& RoomIn(Entry& e, const NodePtr& node,
+                                                const ClusterView& view);
 
   // Node-based, so `by_object_` may point into it.
   absl::node_hash_map<std::string, Entry> entries_;

@@ -36,20 +36,17 @@ Node FromNode(const NodeObject& n, const std::string& group) {
   return out;
 }
 
-// The labels, taints less the start-up ones, cordon and GPUs of a running node, worked out
-// once per Node object: every loop plans with every node twice.
+// The labels, taints less the start-up ones, cordon and GPUs of a running node.
 std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::string& group,
                                                const std::vector<std::string>& ignored) {
-  return n.planning_props.Get(std::tie(group, ignored), [&] {
-    auto props = std::make_shared<NodeProps>();
-    props->labels = n.node.labels;
-    props->taints = WithoutStartupTaints(n.node.taints, ignored);
-    props->unschedulable = n.node.unschedulable;
-    props->group_id = group;
-    const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
-    if (gpus.ok()) props->gpu = *gpus;
-    return std::shared_ptr<const NodeProps>(std::move(props));
-  });
+  auto props = std::make_shared<NodeProps>();
+  props->labels = n.node.labels;
+  props->taints = WithoutStartupTaints(n.node.taints, ignored);
+  props->unschedulable = n.node.unschedulable;
+  props->group_id = group;
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
+  if (gpus.ok()) props->gpu = *gpus;
+  return props;
 }
 
 const NamedMigLayout* FindLayout(const GpuInventory& gpus, absl::string_view name) {
@@ -102,8 +99,11 @@ Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& 
   Node out;  // the props carry the group and cordon
   out.name = n->node.name;
   out.upcoming = n->node.upcoming;
-  out.props = PlanningProps(*n, group, ignored_taints);
-  out.room = rooms.RoomOf(n, view);
+  // Worked out once per node object: every loop plans with every node twice.
+  RunningNodeCache::Planning kept = rooms.PlanningOf(
+      n, view, group, ignored_taints, [&] { return PlanningProps(*n, group, ignored_taints); });
+  out.props = std::move(kept.props);
+  out.room = std::move(kept.room);
   if (out.room == nullptr) {
     out.allocatable = n->node.allocatable;
     out.pods = PodsTakingRoom(view, n->node.name);
