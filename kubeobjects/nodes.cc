@@ -38,6 +38,10 @@ const absl::StatusOr<std::shared_ptr<const GpuInventory>>& NodeObject::Gpus() co
   });
 }
 
+const NodeMarks& NodeObject::Marks() const {
+  return marks_read.Get([this] { return ReadNodeMarks(node, annotations); });
+}
+
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
   NodeObject out;
   const JsonReader meta = obj.Field("metadata");

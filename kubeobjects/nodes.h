@@ -15,6 +15,7 @@
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 #include "kubeobjects/json_reader.h"
+#include "kubeobjects/node_marks.h"
 
 namespace gpua {
 
@@ -32,6 +33,9 @@ struct NodeObject {
   // naming the node); null when it has none. Read once per object: every loop asks.
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& Gpus() const;
   Memo<absl::StatusOr<std::shared_ptr<const GpuInventory>>> gpus_read;
+  // Its removal taints, annotations and MIG layout label (ReadNodeMarks), read once.
+  const NodeMarks& Marks() const;
+  Memo<NodeMarks> marks_read;
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);

@@ -38,19 +38,14 @@ const GroupState* ClusterState::FindGroup(absl::string_view id) const {
   return nullptr;
 }
 
-bool HasTaint(const Node& node, absl::string_view key) {
-  return std::any_of(node.taints.begin(), node.taints.end(),
-                     [&](const Taint& t) { return t.key == key; });
-}
-
 bool GpusAdvertised(const NodeObject& node, const GpuInventory& gpus) {
   const ResourceList& allocatable = node.node.allocatable;
   if (gpus.sharing != GpuSharing::kMig || gpus.mig_layouts.empty()) {
     return Holds(allocatable, *gpus.SharedAdvertised());
   }
-  if (auto it = node.node.labels.find(kMigConfigLabel); it != node.node.labels.end()) {
+  if (const std::string& layout = node.Marks().mig_layout; !layout.empty()) {
     for (const NamedMigLayout& l : gpus.mig_layouts) {
-      if (l.name == it->second) return Holds(allocatable, *gpus.SharedAdvertised(&l));
+      if (l.name == layout) return Holds(allocatable, *gpus.SharedAdvertised(&l));
     }
   }
   return std::any_of(
@@ -62,7 +57,7 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
                                        absl::Time now) const {
   const NodeObject& n = *s.node;
   const bool young = now - s.registered_at < options_.max_node_startup_time;
-  if (HasTaint(n.node, kToBeDeletedTaint)) {
+  if (n.Marks().to_be_deleted) {
     s.condition = NodeCondition::kBeingDeleted;
   } else if (!n.ready) {
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
@@ -99,9 +94,7 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
       s.group = static_cast<int>(byname->second);
     }
     ClassifyNode(s, s.group >= 0 ? &provider.groups[s.group] : nullptr, now);
-    if (auto layout = n->node.labels.find(kMigConfigLabel); layout != n->node.labels.end()) {
-      s.mig_layout = layout->second;
-    }
+    s.mig_layout = n->Marks().mig_layout;
     const int index = static_cast<int>(state.nodes.size());
     state.node_index[absl::string_view(n->node.name)] = index;
     if (s.group >= 0) state.groups[s.group].nodes.push_back(index);

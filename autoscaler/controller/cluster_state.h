@@ -25,10 +25,6 @@
 
 namespace gpua {
 
-// The taints cluster-autoscaler (and so we) put on nodes it removes or may remove.
-inline constexpr char kToBeDeletedTaint[] = "ToBeDeletedByClusterAutoscaler";
-inline constexpr char kDeletionCandidateTaint[] = "DeletionCandidateOfClusterAutoscaler";
-
 // cluster-autoscaler's NODECOUNTS.
 struct NodeCounts {
   int registered = 0;
@@ -106,9 +102,6 @@ class ClusterStateBuilder {
   const ClusterStateOptions options_;
   absl::flat_hash_map<std::string, absl::Time> unregistered_since_;
 };
-
-// Whether the node carries a taint with this key.
-bool HasTaint(const Node& node, absl::string_view key);
 
 // Whether a node's allocatable shows the GPUs its group's template promises: every GPU
 // resource of the template's inventory (for a MIG pool, of the layout its

@@ -159,9 +159,8 @@ std::vector<PodPtr> Controller::WithPreemptedPods(const ClusterView& view, const
     preempted.push_back(report.state.nodes[p.node].node.get());
   }
   for (const NodeStatus& s : report.state.nodes) {
-    auto reason = s.node->annotations.find(kRemovalReasonAnnotation);
-    if (HasTaint(s.node->node, kToBeDeletedTaint) && reason != s.node->annotations.end() &&
-        reason->second == kPreemptedReason) {
+    const NodeMarks& marks = s.node->Marks();
+    if (marks.to_be_deleted && marks.removal_reason == kPreemptedReason) {
       preempted.push_back(s.node.get());
     }
   }

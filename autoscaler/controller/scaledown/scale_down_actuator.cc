@@ -159,7 +159,7 @@ void ScaleDownActuator::StartPreempted(const std::vector<Preemption>& preemption
 void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& state, absl::Time now,
                                  ScaleDownReport& report) {
   for (const NodeStatus& s : state.nodes) {
-    if (!HasTaint(s.node->node, kToBeDeletedTaint)) continue;
+    if (!s.node->Marks().to_be_deleted) continue;
     const std::string reason = ReasonOf(*s.node);
     if (s.group < 0) {  // nothing of ours to delete it through
       RollBack(s, "the node belongs to no node group", report);
@@ -167,7 +167,7 @@ void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& st
     }
     // Without an answer from the group nothing is known of the instance: wait for one.
     if (!state.groups[s.group].provider->call_error.ok()) continue;
-    const absl::Time start = TaintTime(s.node->node, kToBeDeletedTaint).value_or(now);
+    const absl::Time start = s.node->Marks().to_be_deleted_since.value_or(now);
     const Instance* instance = InstanceOf(s, state);
     if (instance == nullptr) {  // the instance is gone: so is the node, but for its object
       const absl::Status st = writer_.DeleteNode(s.node->node.name);

@@ -78,11 +78,11 @@ NodeJudgement Judge(int i, Judging& j) {
     out.detail = std::move(detail);
     return std::move(out);
   };
-  if (auto a = s.node->annotations.find(kScaleDownDisabledAnnotation);
-      a != s.node->annotations.end() && a->second == "true") {
+  if (s.node->Marks().scale_down_disabled) {
     return no("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
   }
-  if (j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
+  if (!j.view.nodes_with_unreadable_pods.empty() &&
+      j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
     return no(BlockReasonName(BlockReason::kUnreadable),
               "a pod on the node cannot be read, so it is not known to be free");
   }
@@ -131,7 +131,7 @@ NodeJudgement Judge(int i, Judging& j) {
   }
   j.budgets = std::move(left);
   out.unneeded = true;
-  out.unneeded_since = TaintTime(s.node->node, kDeletionCandidateTaint).value_or(j.state.now);
+  out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
   return out;
 }
 
@@ -209,14 +209,6 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
   return cache.UtilizationOf(s.node, view, {gpus, s.mig_layout, ignore_daemonsets}, compute);
 }
 
-std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key) {
-  for (const Taint& t : node.taints) {
-    int64_t seconds = 0;
-    if (t.key == key && absl::SimpleAtoi(t.value, &seconds)) return absl::FromUnixSeconds(seconds);
-  }
-  return std::nullopt;
-}
-
 std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDownClock& clock,
                                        int pods_for_existing_nodes, absl::Time now) const {
   if (!options_.enabled) return "scale-down is off (--scale-down-enabled=false)";
@@ -262,7 +254,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
     if (s.group < 0) continue;
-    const std::optional<absl::Time> marked = TaintTime(s.node->node, kDeletionCandidateTaint);
+    const std::optional<absl::Time>& marked = s.node->Marks().candidate_since;
     const bool due = marked.has_value() && *marked + UnneededWait(s, state) <= now;
     auto judged = drain_judged_at_.find(s.node->node.name);
     const uint64_t judged_rank =
@@ -288,7 +280,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
     for (size_t i = 0; i < state.nodes.size(); ++i) {
-      if (HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint)) {
+      if (state.nodes[i].node->Marks().deletion_candidate) {
         plan.unmark.push_back(static_cast<int>(i));
       }
     }
@@ -330,13 +322,12 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
       const absl::Time due = judged.unneeded_since + UnneededWait(state.nodes[i], state);
       if (due > now) plan.next_due = std::min(plan.next_due, due);
       ++plan.status.candidates_by_group[state.groups[state.nodes[i].group].id()];
-      if (!HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint)) plan.mark.push_back(i);
+      if (!state.nodes[i].node->Marks().deletion_candidate) plan.mark.push_back(i);
     }
     plan.judged.push_back(std::move(judged));
   }
   for (size_t i = 0; i < state.nodes.size(); ++i) {
-    if (!unneeded[i] && !deferred[i] &&
-        HasTaint(state.nodes[i].node->node, kDeletionCandidateTaint) &&
+    if (!unneeded[i] && !deferred[i] && state.nodes[i].node->Marks().deletion_candidate &&
         state.nodes[i].condition != NodeCondition::kBeingDeleted) {
       plan.unmark.push_back(static_cast<int>(i));
     }

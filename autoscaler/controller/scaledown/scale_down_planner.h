@@ -28,13 +28,6 @@
 
 namespace gpua {
 
-// The annotation that says why a node carrying ToBeDeletedByClusterAutoscaler is removed:
-// "empty", "underutilized", "unready" or "preempted".
-inline constexpr char kRemovalReasonAnnotation[] = "gpu-autoscaler.io/removal-reason";
-inline constexpr char kPreemptedReason[] = "preempted";
-inline constexpr char kScaleDownDisabledAnnotation[] =
-    "cluster-autoscaler.kubernetes.io/scale-down-disabled";
-
 struct NodeJudgement {
   int node = -1;  // index into ClusterState::nodes
   bool unneeded = false;
@@ -85,9 +78,6 @@ struct ScaleDownClock {
 NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group,
                               const ClusterView& view, bool ignore_daemonsets,
                               RunningNodeCache& cache);
-
-// The unix time a taint of ours carries as its value; nullopt when it carries none.
-std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
 
 class ScaleDownPlanner {
  public:

@@ -35,12 +35,12 @@ struct Fixture {
     provider.groups.push_back(std::move(g));
     for (int i = 0; i < nodes; ++i) AddNode(absl::StrCat("h100-", i));
   }
-  NodeObject& AddNode(const std::string& name) {
+  NodePtr& AddNode(const std::string& name) {
     auto n = NodeOf(name, H100Template(), kNow - absl::Hours(1));
     provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
     provider.group_of_instance[n->provider_id] = 0;
     view.nodes.push_back(n);
-    return const_cast<NodeObject&>(*view.nodes.back());
+    return view.nodes.back();
   }
   // A pod of a live ReplicaSet on `node`.
   void AddPod(const std::string& node, ResourceList requests) {
@@ -72,10 +72,14 @@ struct Fixture {
   ClusterState state;
 };
 
-// A DeletionCandidate taint written `ago`.
-void MarkedUnneeded(NodeObject& n, absl::Duration ago) {
-  n.node.taints.push_back({kDeletionCandidateTaint, absl::StrCat(absl::ToUnixSeconds(kNow - ago)),
-                           TaintEffect::kPreferNoSchedule});
+// A DeletionCandidate taint written `ago`: a new node object, as the informers hand out for
+// every change (what is read off an object is read once).
+void MarkedUnneeded(NodePtr& n, absl::Duration ago) {
+  auto marked = std::make_shared<NodeObject>(*n);
+  marked->node.taints.push_back({kDeletionCandidateTaint,
+                                 absl::StrCat(absl::ToUnixSeconds(kNow - ago)),
+                                 TaintEffect::kPreferNoSchedule});
+  n = std::move(marked);
 }
 
 TEST_CASE("an empty GPU node is unneeded at once and goes after its group's unneeded time",
@@ -89,7 +93,7 @@ TEST_CASE("an empty GPU node is unneeded at once and goes after its group's unne
   CHECK(plan.next_due == kNow + absl::Minutes(10));
   CHECK(plan.status.candidates_by_group["h100"] == 1);
 
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Minutes(10));
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
   plan = f.Plan();
   CHECK(plan.mark.empty());  // marked already: the taint keeps the time
   REQUIRE(plan.removals.size() == 1);
@@ -107,7 +111,7 @@ TEST_CASE("nodes alike are judged in name order, however the source lists them",
   };
   CHECK(judged_order(f.Plan()) == std::vector<int>{2, 0, 1});
   // A node marked unneeded long enough is judged first, whatever its name.
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[1]), absl::Minutes(10));
+  MarkedUnneeded(f.view.nodes[1], absl::Minutes(10));
   CHECK(judged_order(f.Plan()) == std::vector<int>{1, 2, 0});
 }
 
@@ -141,7 +145,7 @@ TEST_CASE("pods with nowhere to go keep their node", "[controller][scale-down]")
 
 TEST_CASE("a group's min size keeps its last nodes", "[controller][scale-down]") {
   Fixture f(3, /*min_size=*/2);
-  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Hours(1));
   const ScaleDownPlan plan = f.Plan();
   CHECK(plan.removals.size() == 1);
 }
@@ -149,21 +153,21 @@ TEST_CASE("a group's min size keeps its last nodes", "[controller][scale-down]")
 TEST_CASE("empty nodes go in bulk, up to the scale-down parallelism", "[controller][scale-down]") {
   Fixture f(5);
   f.options.max_scale_down_parallelism = 3;
-  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Hours(1));
   CHECK(f.Plan().removals.size() == 3);
 }
 
 TEST_CASE("the cluster's minimum cores are never crossed", "[controller][scale-down]") {
   Fixture f(2);
   f.limits.cores.min = 300;  // two nodes have 380 cores; one would leave 190
-  for (const NodePtr& n : f.view.nodes) MarkedUnneeded(const_cast<NodeObject&>(*n), absl::Hours(1));
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Hours(1));
   CHECK(f.Plan().removals.empty());
 }
 
 TEST_CASE("in a cooldown, and while pending pods fit on nodes, nodes are judged but none goes",
           "[controller][scale-down]") {
   Fixture f(1);
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Hours(1));
+  MarkedUnneeded(f.view.nodes[0], absl::Hours(1));
   ScaleDownPlan plan = f.Plan(/*pods_for_existing_nodes=*/2);
   CHECK(plan.judged.size() == 1);
   CHECK(plan.removals.empty());
@@ -182,7 +186,7 @@ TEST_CASE("a node running a pod that cannot be read is never a candidate",
 
 TEST_CASE("scale-down off takes the marks of an earlier run off", "[controller][scale-down]") {
   Fixture f(1);
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[0]), absl::Hours(1));
+  MarkedUnneeded(f.view.nodes[0], absl::Hours(1));
   f.options.enabled = false;
   const ScaleDownPlan plan = f.Plan();
   CHECK(plan.unmark == std::vector<int>{0});
@@ -229,8 +233,8 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   Fixture f(4);
   for (int i = 0; i < 4; ++i)
     f.AddPod(absl::StrCat("h100-", i), testing::Res({{"nvidia.com/gpu", "1"}}));
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[2]), absl::Minutes(1));
-  MarkedUnneeded(const_cast<NodeObject&>(*f.view.nodes[3]), absl::Minutes(1));
+  MarkedUnneeded(f.view.nodes[2], absl::Minutes(1));
+  MarkedUnneeded(f.view.nodes[3], absl::Minutes(1));
   f.options.non_empty_candidates = 1;
   ClusterStateBuilder builder(f.state_options);
   f.state = builder.Build(f.view, f.provider, f.backoff, kNow);

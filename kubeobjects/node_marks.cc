@@ -1,0 +1,39 @@
+#include "kubeobjects/node_marks.h"
+
+#include <algorithm>
+
+#include "absl/strings/numbers.h"
+#include "estimator/gpu/gpu_inventory.h"
+
+namespace gpua {
+
+std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key) {
+  for (const Taint& t : node.taints) {
+    int64_t seconds = 0;
+    if (t.key == key && absl::SimpleAtoi(t.value, &seconds)) return absl::FromUnixSeconds(seconds);
+  }
+  return std::nullopt;
+}
+
+bool HasTaint(const Node& node, absl::string_view key) {
+  return std::any_of(node.taints.begin(), node.taints.end(),
+                     [&](const Taint& t) { return t.key == key; });
+}
+
+NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations) {
+  NodeMarks m;
+  m.to_be_deleted = HasTaint(node, kToBeDeletedTaint);
+  m.to_be_deleted_since = TaintTime(node, kToBeDeletedTaint);
+  m.deletion_candidate = HasTaint(node, kDeletionCandidateTaint);
+  m.candidate_since = TaintTime(node, kDeletionCandidateTaint);
+  if (auto a = annotations.find(kScaleDownDisabledAnnotation); a != annotations.end()) {
+    m.scale_down_disabled = a->second == "true";
+  }
+  if (auto a = annotations.find(kRemovalReasonAnnotation); a != annotations.end()) {
+    m.removal_reason = a->second;
+  }
+  if (auto l = node.labels.find(kMigConfigLabel); l != node.labels.end()) m.mig_layout = l->second;
+  return m;
+}
+
+}  // namespace gpua

@@ -1,0 +1,46 @@
+// The marks the autoscaler reads off a node every loop: the taints cluster-autoscaler (and so
+// we) put on nodes it removes or may remove, the annotations that steer removal, and the MIG
+// layout label. Read once per node object (NodeObject::Marks()): a loop asks of every node
+// several times, and scanning its taints and labels each time showed.
+#ifndef GPUA_KUBEOBJECTS_NODE_MARKS_H_
+#define GPUA_KUBEOBJECTS_NODE_MARKS_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/time/time.h"
+#include "estimator/node.h"
+
+namespace gpua {
+
+inline constexpr char kToBeDeletedTaint[] = "ToBeDeletedByClusterAutoscaler";
+inline constexpr char kDeletionCandidateTaint[] = "DeletionCandidateOfClusterAutoscaler";
+
+// The annotation that says why a node carrying ToBeDeletedByClusterAutoscaler is removed:
+// "empty", "underutilized", "unready" or "preempted".
+inline constexpr char kRemovalReasonAnnotation[] = "gpu-autoscaler.io/removal-reason";
+inline constexpr char kPreemptedReason[] = "preempted";
+inline constexpr char kScaleDownDisabledAnnotation[] =
+    "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+
+struct NodeMarks {
+  bool to_be_deleted = false;
+  // The taint's value read as Unix seconds, as cluster-autoscaler writes it; unset when the
+  // taint is missing or its value is not a number.
+  std::optional<absl::Time> to_be_deleted_since;
+  bool deletion_candidate = false;
+  std::optional<absl::Time> candidate_since;
+  bool scale_down_disabled = false;  // the annotation is "true"
+  std::string removal_reason;        // the annotation's value; empty when missing
+  std::string mig_layout;            // its nvidia.com/mig.config label; empty when missing
+};
+
+NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations);
+
+// The value of the first taint `key` whose value is Unix seconds.
+std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
+bool HasTaint(const Node& node, absl::string_view key);
+
+}  // namespace gpua
+
+#endif  // GPUA_KUBEOBJECTS_NODE_MARKS_H_
