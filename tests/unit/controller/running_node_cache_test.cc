@@ -94,6 +94,30 @@ TEST_CASE("a node's utilization is kept while nothing on it and none of its key 
   CHECK(cache.RoomOf(node, ViewOf(node, {})) != room);
 }
 
+TEST_CASE("a node's planning props outlive its pods' changes but not its object, group or taints") {
+  const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
+  const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
+  RunningNodeCache cache;
+  const Node first = ExistingNode(node, ViewOf(node, {}), "h100", {}, cache);
+  REQUIRE(first.props != nullptr);
+  CHECK(first.props->group_id == "h100");
+  // A pod came: a new room, the same props.
+  const Node busy = ExistingNode(node, ViewOf(node, {a}), "h100", {}, cache);
+  CHECK(busy.props == first.props);
+  CHECK(busy.room != first.room);
+  // Another group or other ignored taints are another question.
+  CHECK(ExistingNode(node, ViewOf(node, {a}), "h100-spot", {}, cache).props->group_id ==
+        "h100-spot");
+  auto tainted = std::make_shared<NodeObject>(*node);
+  tainted->node.taints.push_back({"example.com/warming", "", TaintEffect::kNoSchedule});
+  const Node kept = ExistingNode(tainted, ViewOf(tainted, {a}), "h100", {}, cache);
+  CHECK(kept.props != first.props);  // a new object is read afresh
+  CHECK(kept.props->taints.size() == tainted->node.taints.size());
+  const Node ignoring =
+      ExistingNode(tainted, ViewOf(tainted, {a}), "h100", {"example.com/warming"}, cache);
+  CHECK(ignoring.props->taints.size() == tainted->node.taints.size() - 1);
+}
+
 TEST_CASE("within one loop a node's pods are compared once, and the next loop compares again") {
   const NodePtr node = NodeOf("h100-0", H100Template(), kNow);
   const PodPtr a = BoundPod("a", "h100-0", Res({{"nvidia.com/gpu", "2"}}));
