@@ -45,13 +45,15 @@ void ClusterSnapshot::Reset(std::vector<Node> nodes) {
 }
 
 void ClusterSnapshot::Fill(Node& n, size_t index, SimNode& sim) {
+  if (n.room != nullptr && n.props != nullptr) {
+    TakeRoom(n, index, sim);
+    return;
+  }
   sim.props = n.props != nullptr ? n.props : PropsOf(n);
   sim.name = std::move(n.name);  // the source is kept only for its pods
   sim.is_new = false;
-  if (n.room != nullptr && n.props != nullptr) {
-    TakeRoom(*n.room, index, sim);
-    return;
-  }
+  sim.room = nullptr;
+  sim.changed = false;
   std::optional<ResourceVector> fixed = ResourceCatalog::FixedVector(n.allocatable);
   sim.allocatable = fixed.has_value() ? *std::move(fixed) : catalog_.ToVector(n.allocatable);
   sim.free = sim.allocatable;
@@ -65,11 +67,21 @@ void ClusterSnapshot::Fill(Node& n, size_t index, SimNode& sim) {
   }
 }
 
-void ClusterSnapshot::TakeRoom(const NodeRoom& room, size_t index, SimNode& sim) {
-  sim.allocatable = room.allocatable;
-  sim.free = room.free;
-  sim.ports.assign(room.ports.begin(), room.ports.end());
-  sim.pods.assign(room.pods.begin(), room.pods.end());
+void ClusterSnapshot::TakeRoom(Node& n, size_t index, SimNode& sim) {
+  const NodeRoom& room = *n.room;
+  // Most nodes of a planner's snapshot kept from loop to loop are as the last loop left them.
+  if (sim.room != n.room || sim.props != n.props || sim.changed || sim.is_new ||
+      sim.name != n.name) {
+    sim.props = n.props;
+    sim.name = std::move(n.name);
+    sim.is_new = false;
+    sim.room = n.room;
+    sim.changed = false;
+    sim.allocatable = room.allocatable;
+    sim.free = room.free;
+    sim.ports.assign(room.ports.begin(), room.ports.end());
+    sim.pods.assign(room.pods.begin(), room.pods.end());
+  }
   if (!room.any_anti_affinity) return;
   for (const PodSpec* pod : room.pods) NotePlaced(index, pod);
 }
@@ -116,6 +128,7 @@ size_t ClusterSnapshot::AddNodeFromTemplate(const std::string& name,
 void ClusterSnapshot::AddPods(size_t index, const PodSpec* pod, const ResourceVector& request,
                               int64_t copies) {
   SimNode& n = nodes_[index];
+  n.changed = true;
   const size_t ports_before = n.ports.size();
   SubtractFrom(n.free, request, copies);
   for (int64_t i = 0; i < copies; ++i) {

@@ -24,6 +24,10 @@ struct SimNode {
   ResourceVector free;
   std::vector<HostPort> ports;
   std::vector<const PodSpec*> pods;  // one entry per pod, owned elsewhere
+  // The room it was filled from (held, so the address is not reused), and whether pods were
+  // placed on it since: a Reset with the same room and props need not fill it again.
+  std::shared_ptr<const NodeRoom> room;
+  bool changed = false;
 
   // The node's value for a topology key; every node is its own hostname domain.
   std::optional<absl::string_view> TopologyValue(absl::string_view key) const;
@@ -87,8 +91,9 @@ class ClusterSnapshot {
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
   // Fills `sim`, node `index`, from `n`, reusing what `sim` already holds.
   void Fill(Node& n, size_t index, SimNode& sim);
-  // Fills `sim`, node `index`, from a room worked out before.
-  void TakeRoom(const NodeRoom& room, size_t index, SimNode& sim);
+  // Fills `sim`, node `index`, from a room worked out before, unless it holds that room
+  // already, untouched.
+  void TakeRoom(Node& n, size_t index, SimNode& sim);
 
   ResourceCatalog catalog_;
 

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "estimator/node_room.h"
 #include "tests/unit/estimator/test_util.h"
 
 namespace gpua {
@@ -49,6 +50,51 @@ TEST_CASE(
   snapshot.Revert();
   CHECK(snapshot.node(0).free[ResourceCatalog::kCpu] == 4000);
   CHECK(snapshot.node(0).pods.size() == 1);
+}
+
+// A node as a planner hands it over: its props and room worked out once and shared.
+Node Kept(const std::string& name, const std::shared_ptr<const NodeProps>& props,
+          const std::shared_ptr<const NodeRoom>& room) {
+  Node n;
+  n.name = name;
+  n.props = props;
+  n.room = room;
+  return n;
+}
+
+TEST_CASE(
+    "nodes reset with the rooms they had are as the rooms say, also those the last loop placed "
+    "pods on",
+    "[snapshot]") {
+  Node a = CpuNode("a", "1");
+  Node b = CpuNode("b", "2");
+  const std::shared_ptr<const NodeProps> props_a = ClusterSnapshot::PropsOf(a);
+  const std::shared_ptr<const NodeProps> props_b = ClusterSnapshot::PropsOf(b);
+  const std::shared_ptr<const NodeRoom> room_a = MakeNodeRoom(a.allocatable, a.pods);
+  const std::shared_ptr<const NodeRoom> room_b = MakeNodeRoom(b.allocatable, b.pods);
+  REQUIRE(room_a != nullptr);
+  REQUIRE(room_b != nullptr);
+  ClusterSnapshot snapshot({Kept("a", props_a, room_a), Kept("b", props_b, room_b)});
+  const PodSpec extra = Pod("extra", Res({{"cpu", "1"}}), "app");
+  snapshot.AddPods(1, &extra, snapshot.PodRequest(extra));  // kept, as a removal keeps it
+  CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 1000);
+
+  snapshot.Reset({Kept("a", props_a, room_a), Kept("b", props_b, room_b)});
+  CHECK(snapshot.node(0).free[ResourceCatalog::kCpu] == 3000);
+  CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 2000);
+  CHECK(snapshot.node(1).pods.size() == 1);
+
+  // Another node in a slot, or the same node with a new room, takes that one.
+  Node c = CpuNode("c", "4");
+  const std::shared_ptr<const NodeRoom> room_c = MakeNodeRoom(c.allocatable, c.pods);
+  const std::shared_ptr<const NodeRoom> busier_a =
+      MakeNodeRoom(a.allocatable, {a.pods[0], std::make_shared<PodSpec>(extra)});
+  snapshot.Reset({Kept("c", ClusterSnapshot::PropsOf(c), room_c), Kept("a", props_a, busier_a)});
+  CHECK(snapshot.node(0).name == "c");
+  CHECK(snapshot.node(0).free[ResourceCatalog::kCpu] == 0);
+  CHECK(snapshot.node(1).name == "a");
+  CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 2000);
+  CHECK(snapshot.node(1).pods.size() == 2);
 }
 
 TEST_CASE("a reset snapshot forgets extended resources no node has any more", "[snapshot]") {
