@@ -81,19 +81,25 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
   }
   state.node_index.reserve(view.nodes.size());
   std::vector<bool> instance_listed;  // by state node: whether some group lists its instance
+  std::vector<int> listing;           // by state node: its group's first listing of it, or -1
   instance_listed.reserve(view.nodes.size());
+  listing.reserve(view.nodes.size());
   for (const NodePtr& n : view.nodes) {
     NodeStatus s;
     s.node = n;
     s.registered_at = n->created == absl::InfinitePast() ? now - absl::Hours(24 * 365) : n->created;
-    const auto instance = provider.group_of_instance.find(n->provider_id);
-    instance_listed.push_back(instance != provider.group_of_instance.end());
-    if (!n->provider_id.empty() && instance != provider.group_of_instance.end()) {
-      s.group = static_cast<int>(instance->second);
+    const auto instance = provider.instance_listing.find(n->provider_id);
+    const bool listed = instance != provider.instance_listing.end();
+    instance_listed.push_back(listed);
+    if (!n->provider_id.empty() && listed) {
+      s.group = static_cast<int>(instance->second.group);
     } else if (auto byname = provider.group_of_node.find(n->node.name);
                byname != provider.group_of_node.end()) {
       s.group = static_cast<int>(byname->second);
     }
+    listing.push_back(listed && s.group == static_cast<int>(instance->second.group)
+                          ? static_cast<int>(instance->second.index)
+                          : -1);
     ClassifyNode(s, s.group >= 0 ? &provider.groups[s.group] : nullptr, now);
     s.mig_layout = n->Marks().mig_layout;
     const int index = static_cast<int>(state.nodes.size());
@@ -101,7 +107,8 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
     if (s.group >= 0) state.groups[s.group].nodes.push_back(index);
     state.nodes.push_back(std::move(s));
   }
-  for (GroupState& g : state.groups) {
+  for (size_t gi = 0; gi < state.groups.size(); ++gi) {
+    GroupState& g = state.groups[gi];
     for (int i : g.nodes) {
       const NodeStatus& s = state.nodes[i];
       ++g.counts.registered;
@@ -121,7 +128,7 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
           break;
       }
     }
-    CountInstances(g, state, instance_listed, now);
+    CountInstances(gi, state, instance_listed, listing, now);
     state.totals.Add(g.counts);
   }
   // Nodes of no group count towards the cluster's readiness, but a GPU node without its
@@ -136,27 +143,35 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
   }
   // Forget instances no group lists any more, so the memory does not grow without bound.
   absl::erase_if(unregistered_since_, [&](const auto& entry) {
-    return !provider.group_of_instance.contains(entry.first);
+    return !provider.instance_listing.contains(entry.first);
   });
   JudgeHealth(state);
   return state;
 }
 
-void ClusterStateBuilder::CountInstances(GroupState& g, ClusterState& state,
-                                         const std::vector<bool>& instance_listed, absl::Time now) {
+void ClusterStateBuilder::CountInstances(size_t gi, ClusterState& state,
+                                         const std::vector<bool>& instance_listed,
+                                         const std::vector<int>& listing, absl::Time now) {
+  GroupState& g = state.groups[gi];
   const ProviderGroup& p = *g.provider;
-  // The nodes' own IDs, not copies -> the node.
-  absl::flat_hash_map<absl::string_view, int> registered;
-  for (int i : g.nodes) registered.try_emplace(state.nodes[i].node->provider_id, i);
+  static const std::vector<size_t> kUnindexed;
+  const std::vector<size_t>& first =
+      gi < state.provider->first_listing.size() ? state.provider->first_listing[gi] : kUnindexed;
+  // The group's first listing of an ID -> the first of its nodes with that ID.
+  std::vector<int> node_of(p.instances.size(), -1);
+  for (int i : g.nodes) {
+    if (listing[i] >= 0 && node_of[listing[i]] < 0) node_of[listing[i]] = i;
+  }
   int listed = 0;
-  for (const Instance& inst : p.instances) {
-    auto node = registered.find(inst.id);
-    if (node != registered.end() && state.nodes[node->second].instance == nullptr) {
-      state.nodes[node->second].instance = &inst;  // the first listing, should one repeat
+  for (size_t k = 0; k < p.instances.size(); ++k) {
+    const Instance& inst = p.instances[k];
+    const int node = k < first.size() ? node_of[first[k]] : -1;
+    if (node >= 0 && state.nodes[node].instance == nullptr) {
+      state.nodes[node].instance = &inst;  // the first listing, should one repeat
     }
     if (inst.state == InstanceState::kDeleting) continue;
     ++listed;
-    if (node != registered.end()) {
+    if (node >= 0) {
       if (!unregistered_since_.empty()) unregistered_since_.erase(inst.id);
       continue;
     }

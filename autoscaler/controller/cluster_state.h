@@ -93,10 +93,11 @@ class ClusterStateBuilder {
 
  private:
   void ClassifyNode(NodeStatus& status, const ProviderGroup* group, absl::Time now) const;
-  // Also finds each node of the group its instance. `instance_listed[i]`: whether some group lists
-  // the instance of state node i.
-  void CountInstances(GroupState& group, ClusterState& state,
-                      const std::vector<bool>& instance_listed, absl::Time now);
+  // Also finds each node of group `g` its instance. Of state node i, `instance_listed[i]`:
+  // whether some group lists its instance; `listing[i]`: its group's first listing of it, -1
+  // when its group lists none.
+  void CountInstances(size_t g, ClusterState& state, const std::vector<bool>& instance_listed,
+                      const std::vector<int>& listing, absl::Time now);
   void JudgeHealth(ClusterState& state) const;
 
   const ClusterStateOptions options_;

@@ -35,6 +35,21 @@ const ProviderGroup* ProviderSnapshot::Find(absl::string_view id) const {
   return nullptr;
 }
 
+void ProviderSnapshot::IndexInstances() {
+  instance_listing.clear();
+  first_listing.assign(groups.size(), {});
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const std::vector<Instance>& listed = groups[g].instances;
+    std::vector<size_t>& first = first_listing[g];
+    first.resize(listed.size());
+    for (size_t k = 0; k < listed.size(); ++k) {
+      auto [it, added] = instance_listing.try_emplace(listed[k].id, InstanceListing{g, k});
+      if (!added && it->second.group != g) it->second = {g, k};  // the last group to list it
+      first[k] = it->second.index;
+    }
+  }
+}
+
 ProviderReader::ProviderReader(CloudProvider& provider, const ControllerOptions& options,
                                LogSink& log)
     : provider_(provider), options_(options), log_(log) {}
@@ -69,10 +84,8 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
     if (!options_.node_groups.empty() && limits == nullptr) continue;  // --nodes leaves it out
     out.groups.push_back(ReadGroup(std::move(g), limits, out.gpu_label));
     out.groups.back().price_per_hour = PriceOf(out.groups.back(), now);
-    for (const Instance& i : out.groups.back().instances) {
-      out.group_of_instance[i.id] = out.groups.size() - 1;
-    }
   }
+  out.IndexInstances();
   ResolveUnlisted(nodes, out);
   inventories_ = std::exchange(reading_, {});  // groups no longer listed are let go
   return out;
@@ -92,7 +105,7 @@ void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, Provider
   absl::flat_hash_map<std::string, std::string> kept;
   for (const NodePtr& n : nodes) {
     const std::string& id = n->provider_id;
-    if (id.empty() || out.group_of_instance.contains(id)) continue;
+    if (id.empty() || out.instance_listing.contains(id)) continue;
     auto cached = group_for_node_.find(id);
     std::string group;
     if (cached != group_for_node_.end()) {

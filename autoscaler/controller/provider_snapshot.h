@@ -49,17 +49,37 @@ struct ProviderGroup {
   bool usable() const { return call_error.ok() && template_error.ok() && node_template; }
 };
 
+// Where an instance ID is listed: the last group that lists it, and that group's first
+// listing of it.
+struct InstanceListing {
+  size_t group = 0;
+  size_t index = 0;  // into the group's instances
+};
+
 struct ProviderSnapshot {
+  ProviderSnapshot() = default;
+  ProviderSnapshot(ProviderSnapshot&&) = default;
+  ProviderSnapshot& operator=(ProviderSnapshot&&) = default;
+  // Not copied: a copy's index would name the original's instance IDs.
+  ProviderSnapshot(const ProviderSnapshot&) = delete;
+  ProviderSnapshot& operator=(const ProviderSnapshot&) = delete;
+
   absl::Status error;  // Refresh or NodeGroups failed: nothing to act on this loop
   std::vector<ProviderGroup> groups;
   std::string gpu_label;  // the node label that names a node's GPU type
-  // Instance ID (a Node's providerID) -> index in `groups`.
-  absl::flat_hash_map<std::string, size_t> group_of_instance;
+  // Instance ID (a Node's providerID) -> where it is listed. The keys are views of the
+  // groups' instance IDs, not copies (every instance, every loop): IndexInstances() builds
+  // it, and must again after the groups' instances change.
+  absl::flat_hash_map<absl::string_view, InstanceListing> instance_listing;
+  // By group, for each of its listings the index of its first listing of the same ID: its
+  // own, unless the group lists the ID more than once.
+  std::vector<std::vector<size_t>> first_listing;
   // Node name -> index in `groups`, for nodes whose instance no group lists but whose group
   // NodeGroupForNode names (an instance the provider no longer lists, say).
   absl::flat_hash_map<std::string, size_t> group_of_node;
 
   const ProviderGroup* Find(absl::string_view id) const;
+  void IndexInstances();
 };
 
 // Reads the provider once a loop, and says once (not every loop) what it could not use.

@@ -27,13 +27,13 @@ struct Fixture {
   void AddNode(NodePtr n, bool listed = true) {
     if (listed) {
       provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
-      provider.group_of_instance[n->provider_id] = 0;
+      provider.IndexInstances();
     }
     view.nodes.push_back(std::move(n));
   }
   void SetInstances(std::vector<Instance> instances) {
-    for (const Instance& i : instances) provider.group_of_instance[i.id] = 0;
     provider.groups[0].instances = std::move(instances);
+    provider.IndexInstances();
   }
   ClusterState Build(ClusterStateBuilder& builder, absl::Time now = kNow) {
     return builder.Build(view, provider, backoff, now);

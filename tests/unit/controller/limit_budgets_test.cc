@@ -22,7 +22,7 @@ TEST_CASE("each GPU type's limit counts that type's GPUs on running, upcoming an
   for (const char* name : {"h100-a", "h100-b"}) {
     NodePtr n = testing::NodeOf(name, testing::H100Template(), kNow - absl::Hours(1));
     provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
-    provider.group_of_instance[n->provider_id] = 0;
+    provider.IndexInstances();
     view.nodes.push_back(std::move(n));
   }
   ClusterStateBuilder builder(ClusterStateOptions{});

@@ -62,5 +62,28 @@ TEST_CASE("a group's GPU inventory is kept from loop to loop while its template 
   }
 }
 
+TEST_CASE("instances are indexed by ID: the last group listing one has it, at its first listing") {
+  ProviderSnapshot snapshot;
+  snapshot.groups.resize(2);
+  snapshot.groups[0].instances = {{"sim://a", InstanceState::kRunning, {}},
+                                  {"sim://b", InstanceState::kRunning, {}},
+                                  {"sim://a", InstanceState::kDeleting, {}}};
+  snapshot.groups[1].instances = {{"sim://c", InstanceState::kRunning, {}},
+                                  {"sim://b", InstanceState::kCreating, {}}};
+  snapshot.IndexInstances();
+  REQUIRE(snapshot.instance_listing.size() == 3);
+  CHECK(snapshot.instance_listing.at("sim://a").group == 0);
+  CHECK(snapshot.instance_listing.at("sim://a").index == 0);
+  CHECK(snapshot.instance_listing.at("sim://b").group == 1);  // listed by both: the last
+  CHECK(snapshot.instance_listing.at("sim://b").index == 1);
+  CHECK(snapshot.first_listing[0] == std::vector<size_t>{0, 1, 0});  // a repeat: its first
+  CHECK(snapshot.first_listing[1] == std::vector<size_t>{0, 1});
+  // A snapshot moved keeps its index: the IDs it names stay where they were.
+  ProviderSnapshot moved = std::move(snapshot);
+  CHECK(moved.instance_listing.at("sim://c").group == 1);
+  CHECK(moved.instance_listing.find("sim://c")->first.data() ==
+        moved.groups[1].instances[0].id.data());
+}
+
 }  // namespace
 }  // namespace gpua

@@ -38,7 +38,7 @@ struct Fixture {
   NodePtr& AddNode(const std::string& name) {
     auto n = NodeOf(name, H100Template(), kNow - absl::Hours(1));
     provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
-    provider.group_of_instance[n->provider_id] = 0;
+    provider.IndexInstances();
     view.nodes.push_back(n);
     return view.nodes.back();
   }
@@ -215,7 +215,7 @@ TEST_CASE("GPU pools are judged before others and dearer pools before cheaper, n
     f.provider.groups[0].instances.pop_back();
     f.provider.groups[group].instances.push_back(
         {f.view.nodes.back()->provider_id, InstanceState::kRunning, {}});
-    f.provider.group_of_instance[f.view.nodes.back()->provider_id] = group;
+    f.provider.IndexInstances();
   };
   add("a-cpu", 2);
   add("b-cheap", 1);
