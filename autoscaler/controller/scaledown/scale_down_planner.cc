@@ -353,9 +353,12 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
     in_progress += state.groups[g].counts.being_deleted;
   }
   int64_t cores = 0, memory = 0;
+  // Cores and memory do not depend on the GPU label; asked under the one the limits use,
+  // the answers kept for scale-up serve here too.
+  const std::string gpu_label = state.provider != nullptr ? state.provider->gpu_label : "";
   for (const NodeStatus& s : state.nodes) {
     if (s.condition == NodeCondition::kBeingDeleted) continue;
-    const NodeUsage u = nodes.UsageOf(s.node, "");
+    const NodeUsage u = nodes.UsageOf(s.node, gpu_label);
     cores += u.cores;
     memory += u.memory_bytes;
   }
@@ -366,7 +369,7 @@ void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, abs
     const bool unready = s.condition == NodeCondition::kUnready;
     if (now - j.unneeded_since < UnneededWait(s, state)) continue;
     if (left[s.group] - 1 < g.min_size) continue;
-    const NodeUsage u = nodes.UsageOf(s.node, "");
+    const NodeUsage u = nodes.UsageOf(s.node, gpu_label);
     if (cores - u.cores < limits_.cores.min || memory - u.memory_bytes < limits_.memory_bytes.min) {
       continue;
     }
