@@ -8,17 +8,34 @@
 namespace gpua {
 
 std::vector<int32_t> StaticAdmissions::CarriedIndex(const ClusterSnapshot& snapshot) const {
-  absl::flat_hash_map<const NodeProps*, int32_t> old_index;
-  old_index.reserve(props_.size());
-  for (size_t i = 0; i < props_.size(); ++i) {
-    old_index.try_emplace(props_[i].get(), static_cast<int32_t>(i));
-  }
   std::vector<int32_t> carried(snapshot.size(), -1);
+  // Passes mostly list the nodes of the last one in its order, a few come or go: each node is
+  // looked for first where the last match leaves off (or one further), then by its props.
+  absl::flat_hash_map<const NodeProps*, int32_t> old_index;  // built when first needed
+  size_t next = 0;
   for (size_t n = 0; n < snapshot.size(); ++n) {
     const SimNode& node = snapshot.node(n);
+    const auto same_at = [&](size_t old) {
+      return old < props_.size() && props_[old] == node.props && names_[old] == node.name;
+    };
+    const size_t at = same_at(next) ? next : next + 1;  // in place, or past one node gone
+    if (same_at(at)) {
+      carried[n] = static_cast<int32_t>(at);
+      next = at + 1;
+      continue;
+    }
+    if (old_index.empty()) {
+      old_index.reserve(props_.size());
+      for (size_t i = 0; i < props_.size(); ++i) {
+        old_index.try_emplace(props_[i].get(), static_cast<int32_t>(i));
+      }
+    }
     auto it = old_index.find(node.props.get());
     // Nodes may share props (a template's): the name tells them apart.
-    if (it != old_index.end() && names_[it->second] == node.name) carried[n] = it->second;
+    if (it != old_index.end() && names_[it->second] == node.name) {
+      carried[n] = it->second;
+      next = static_cast<size_t>(it->second) + 1;
+    }
   }
   return carried;
 }

@@ -70,6 +70,34 @@ TEST_CASE("a verdict is not carried to another node that shares the props", "[ad
 }
 
 TEST_CASE(
+    "nodes that share props keep their verdicts where they stay in order, as others come and "
+    "go around them",
+    "[admissions]") {
+  const auto shared = Props("a");
+  const auto other = Props("b");
+  const PodSpec pod = ForPool("a");
+  StaticAdmissions admissions;
+  ClusterSnapshot first(
+      {WithProps("a-1", shared), WithProps("a-2", shared), WithProps("b-1", other)});
+  admissions.Begin(first);
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0, 1});
+  // c-1 came: a-1, a-2 and b-1 keep what was found of them.
+  ClusterSnapshot second({WithProps("a-1", shared), WithProps("a-2", shared),
+                          WithProps("b-1", other), WithProps("c-1", Props("c"))});
+  admissions.Begin(second);
+  CHECK(admissions.For(pod) == std::vector<Verdict>{Verdict::kAdmitted, Verdict::kAdmitted,
+                                                    Verdict::kRefused, Verdict::kUnknown});
+  // a-1 went and a-0 came in its place: a-0 is asked, a-2 keeps its own verdict.
+  ClusterSnapshot third({WithProps("a-0", shared), WithProps("a-2", shared),
+                         WithProps("b-1", other), WithProps("c-1", Props("c"))});
+  admissions.Begin(third);
+  const std::vector<Verdict> after = admissions.For(pod);
+  CHECK(after == std::vector<Verdict>{Verdict::kUnknown, Verdict::kAdmitted, Verdict::kRefused,
+                                      Verdict::kUnknown});
+  CHECK(admissions.Admitting(pod) == std::vector<uint32_t>{0, 1});
+}
+
+TEST_CASE(
     "a selection is kept through passes that do not ask, then forgotten, and a node "
     "added mid-pass is asked",
     "[admissions]") {
