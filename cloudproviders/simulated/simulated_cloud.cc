@@ -151,8 +151,9 @@ struct SimulatedCloud::State {
       for (bool changed = true; changed;) {
         changed = false;
         std::vector<absl::Time> reclaimed;
-        std::vector<SimInstance> kept;
-        for (SimInstance& i : g.instances) {
+        size_t kept = 0;  // instances that stay are moved up in place: most stay, every call
+        for (size_t k = 0; k < g.instances.size(); ++k) {
+          SimInstance& i = g.instances[k];
           if (i.state == InstanceState::kCreating && !i.error && now >= i.running_at) {
             i.state = InstanceState::kRunning;
             i.ran = true;
@@ -175,9 +176,11 @@ struct SimulatedCloud::State {
             changed = true;
             continue;
           }
-          kept.push_back(std::move(i));
+          if (kept != k) g.instances[kept] = std::move(i);
+          ++kept;
         }
-        g.instances = std::move(kept);
+        g.instances.erase(g.instances.begin() + static_cast<std::ptrdiff_t>(kept),
+                          g.instances.end());
         for (absl::Time at : reclaimed) Launch(g, 1, at);  // the target did not change
       }
     }
