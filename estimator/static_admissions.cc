@@ -77,9 +77,10 @@ void StaticAdmissions::Begin(const ClusterSnapshot& snapshot) {
   }
   props_.resize(snapshot.size());
   names_.resize(snapshot.size());
-  for (size_t n = 0; n < snapshot.size(); ++n) {
-    props_[n] = snapshot.node(n).props;
-    names_[n] = snapshot.node(n).name;
+  for (size_t n = 0; n < snapshot.size(); ++n) {  // most are as they were: no count to touch
+    const SimNode& node = snapshot.node(n);
+    if (props_[n] != node.props) props_[n] = node.props;
+    if (names_[n] != node.name) names_[n] = node.name;
   }
 }
 

@@ -37,6 +37,9 @@ const ProviderGroup* ProviderSnapshot::Find(absl::string_view id) const {
 
 void ProviderSnapshot::IndexInstances() {
   instance_listing.clear();
+  size_t listings = 0;
+  for (const ProviderGroup& g : groups) listings += g.instances.size();
+  instance_listing.reserve(listings);  // one allocation, no rehash as it fills
   first_listing.assign(groups.size(), {});
   for (size_t g = 0; g < groups.size(); ++g) {
     const std::vector<Instance>& listed = groups[g].instances;
