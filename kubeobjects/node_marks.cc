@@ -6,6 +6,21 @@
 #include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua {
+namespace {
+
+struct InterruptionTaint {
+  absl::string_view key;
+  absl::string_view source;
+};
+
+constexpr InterruptionTaint kInterruptionTaints[] = {
+    {"aws-node-termination-handler/spot-itn",
+     "the AWS Node Termination Handler's spot interruption taint"},
+    {"cloud.google.com/impending-node-termination", "GKE's impending-node-termination taint"},
+    {"remediator.kubernetes.azure.com/unschedulable", "AKS node auto-drain's Preempt taint"},
+};
+
+}  // namespace
 
 std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key) {
   for (const Taint& t : node.taints) {
@@ -33,6 +48,12 @@ NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations) {
     m.removal_reason = a->second;
   }
   if (auto l = node.labels.find(kMigConfigLabel); l != node.labels.end()) m.mig_layout = l->second;
+  for (const InterruptionTaint& t : kInterruptionTaints) {
+    if (HasTaint(node, t.key)) {
+      m.interruption_source = t.source;
+      break;
+    }
+  }
   return m;
 }
 

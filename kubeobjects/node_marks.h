@@ -1,7 +1,8 @@
 // The marks the autoscaler reads off a node every loop: the taints cluster-autoscaler (and so
-// we) put on nodes it removes or may remove, the annotations that steer removal, and the MIG
-// layout label. Read once per node object (NodeObject::Marks()): a loop asks of every node
-// several times, and scanning its taints and labels each time showed.
+// we) put on nodes it removes or may remove, the annotations that steer removal, the MIG
+// layout label, and the taints that say a spot node is being reclaimed. Read once per node object
+// (NodeObject::Marks()): a loop asks of every node several times, and scanning its taints and
+// labels each time showed.
 #ifndef GPUA_KUBEOBJECTS_NODE_MARKS_H_
 #define GPUA_KUBEOBJECTS_NODE_MARKS_H_
 
@@ -33,6 +34,9 @@ struct NodeMarks {
   bool scale_down_disabled = false;  // the annotation is "true"
   std::string removal_reason;        // the annotation's value; empty when missing
   std::string mig_layout;            // its nvidia.com/mig.config label; empty when missing
+  // What put the first spot-interruption taint it carries, in words (a termination handler's
+  // or a cloud's own); empty when it carries none.
+  absl::string_view interruption_source;
 };
 
 NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations);

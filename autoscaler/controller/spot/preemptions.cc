@@ -6,23 +6,11 @@
 namespace gpua {
 namespace {
 
-struct InterruptionTaint {  // views, so that asking every node, every loop, measures nothing
-  absl::string_view key;
-  absl::string_view source;
-};
-
-constexpr InterruptionTaint kInterruptionTaints[] = {
-    {"aws-node-termination-handler/spot-itn",
-     "the AWS Node Termination Handler's spot interruption taint"},
-    {"cloud.google.com/impending-node-termination", "GKE's impending-node-termination taint"},
-    {"remediator.kubernetes.azure.com/unschedulable", "AKS node auto-drain's Preempt taint"},
-};
-
 std::string Signal(const NodeStatus& s, const ClusterState& state) {
   const GroupState& g = state.groups[s.group];
   const ProviderGroup& p = *g.provider;
-  for (const InterruptionTaint& t : kInterruptionTaints) {
-    if (HasTaint(s.node->node, t.key)) return std::string(t.source);
+  if (absl::string_view taint = s.node->Marks().interruption_source; !taint.empty()) {
+    return std::string(taint);
   }
   if (!p.call_error.ok() || s.node->provider_id.empty()) return "";
   if (s.instance != nullptr) {

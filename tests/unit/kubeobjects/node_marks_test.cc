@@ -29,7 +29,15 @@ TEST_CASE("a node's removal marks are read from its taints, annotations and MIG 
   CHECK(m.scale_down_disabled);
   CHECK(m.removal_reason == "empty");
   CHECK(m.mig_layout == "all-1g.10gb");
+  CHECK(m.interruption_source.empty());
   CHECK(&n.Marks() == &m);  // read once per object
+}
+
+TEST_CASE("a spot interruption taint is named by what puts it", "[nodes][marks]") {
+  NodeObject n;
+  n.node.name = "spot-3";
+  n.node.taints = {{"cloud.google.com/impending-node-termination", "", TaintEffect::kNoSchedule}};
+  CHECK(n.Marks().interruption_source == "GKE's impending-node-termination taint");
 }
 
 TEST_CASE("a node without marks has none, and a taint without a time is there but has no time",
