@@ -160,7 +160,8 @@ void ClusterStateBuilder::CountInstances(size_t gi, ClusterState& state,
   // The group's first listing of an ID -> the first of its nodes with that ID.
   std::vector<int> node_of(p.instances.size(), -1);
   for (int i : g.nodes) {
-    if (listing[i] >= 0 && node_of[listing[i]] < 0) node_of[listing[i]] = i;
+    const int at = listing[i];
+    if (at >= 0 && static_cast<size_t>(at) < node_of.size() && node_of[at] < 0) node_of[at] = i;
   }
   int listed = 0;
   for (size_t k = 0; k < p.instances.size(); ++k) {
