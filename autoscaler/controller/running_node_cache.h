@@ -1,9 +1,10 @@
-// What the planners read off each running node, kept from one loop to the next: its room
-// (estimator/node_room.h), how used it is, and what it counts for against the limits. Every loop
-// plans on every node two or three times, but between two loops only the nodes whose pods came or
-// went changed: those are worked out again, the rest are shared. An entry is kept by identity: the
-// same Node object and the same pod objects on it (the caches hand out a new object for every
-// change, and the entry holds the old ones, so an address is never reused while it is compared).
+// What the planners read off each running node, kept from one loop to the next: its planning
+// props, its room (estimator/node_room.h), how used it is, and what it counts for against the
+// limits. Every loop plans on every node two or three times, but between two loops only the
+// nodes whose pods came or went changed: those are worked out again, the rest are shared. An
+// entry is kept by identity: the same Node object and the same pod objects on it (the caches
+// hand out a new object for every change, and the entry holds the old ones, so an address is
+// never reused while it is compared).
 #ifndef GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
 
