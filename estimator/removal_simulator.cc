@@ -1,6 +1,7 @@
 #include "estimator/removal_simulator.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "estimator/predicates.h"
 
 namespace gpua {
@@ -22,12 +23,17 @@ void RemovalSimulator::Exclude(size_t node) {
   if (node < excluded_.size()) excluded_[node] = true;
 }
 
+void RemovalSimulator::SetNodePrices(std::vector<double> price_per_hour) {
+  price_ = std::move(price_per_hour);
+  price_.resize(price_.empty() ? 0 : snapshot_.size(), 0);
+}
+
 int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                                std::string* why_not) {
   // Pods of one selection are admitted or refused alike by a node's labels and taints, and
   // most nodes refuse most pods: only the admitting ones are looked at, the cheap test first.
   for (const uint32_t n : admissions_.Admitting(pod)) {
-    if (n == leaving || excluded_[n]) continue;
+    if (n == leaving || excluded_[n] || Dearer(n, leaving)) continue;
     if (!Fits(request, snapshot_.node(n).free)) continue;
     if (!WhyNotOn(pod, request, n, true).has_value()) return static_cast<int>(n);
   }
@@ -41,6 +47,10 @@ std::string RemovalSimulator::ClosestMiss(const PodSpec& pod, const ResourceVect
   for (size_t n = 0; n < snapshot_.size(); ++n) {
     if (n == leaving || excluded_[n] || !Fits(request, snapshot_.node(n).free)) continue;
     const bool admitted = admissions_.Admits(pod, admits, n);
+    if (Dearer(n, leaving) && !WhyNotOn(pod, request, n, admitted).has_value()) {
+      return absl::StrFormat("node %s costs $%.2f/h, more than this node's $%.2f/h",
+                             snapshot_.node(n).name, price_[n], price_[leaving]);
+    }
     return absl::StrCat(WhyNotOn(pod, request, n, admitted).value_or(""), " on node ",
                         snapshot_.node(n).name);
   }
@@ -60,7 +70,7 @@ std::optional<std::string> RemovalSimulator::WhyNotOn(const PodSpec& pod,
 }
 
 bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods,
-                                 std::string* why_not) {
+                                 std::string* why_not, Mode mode) {
   std::vector<const PodSpec*> pods = own_pods;
   if (index < received_.size())
     pods.insert(pods.end(), received_[index].begin(), received_[index].end());
@@ -78,6 +88,10 @@ bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>
     }
     snapshot_.AddPods(static_cast<size_t>(home), pod, request);
     placed.emplace_back(static_cast<size_t>(home), pod);
+  }
+  if (mode == Mode::kTrial) {
+    snapshot_.Revert();
+    return true;
   }
   snapshot_.Commit();
   for (const auto& [home, pod] : placed) received_[home].push_back(pod);

@@ -2,6 +2,9 @@
 // the node is removed. Removals the caller keeps are kept in the snapshot: the moved pods
 // stay where they were placed and the removed node takes no more, so two removals never
 // count on the same room; and a node that took pods moves them on again if it goes too.
+// A trial (a node that may go later, not now) changes nothing: a node that stays is room.
+// Given node prices, pods never move onto a node dearer than the one they leave: that would
+// keep the dearer node alive so that a cheaper one can go.
 #ifndef GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 #define GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 
@@ -23,11 +26,17 @@ class RemovalSimulator {
 
   // A node that takes no pods: one being removed, cordoned, or not ready.
   void Exclude(size_t node);
+  // Each snapshot node's price per hour (0 where unknown): pods may move only onto nodes that
+  // cost no more than the node they leave. Unset: every node is a destination.
+  void SetNodePrices(std::vector<double> price_per_hour);
+
+  enum class Mode { kKeep, kTrial };
   // Moves `pods` (and whatever earlier removals placed there) off node `index` onto the
-  // other nodes. When all fit, keeps the placements,
-  // excludes the node and returns true; otherwise changes nothing and says in `why_not`
-  // which pod fits nowhere and why not on the first other node with room for its requests.
-  bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not);
+  // other nodes. When all fit, returns true and, with kKeep, keeps the placements and
+  // excludes the node (kTrial changes nothing); otherwise changes nothing and says in
+  // `why_not` which pod fits nowhere and why not on the first other node with room for it.
+  bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not,
+                 Mode mode = Mode::kKeep);
 
  private:
   // The first node that takes `pod`, or -1.
@@ -38,10 +47,14 @@ class RemovalSimulator {
   // Why node `n` does not take `pod` (its labels and taints left out when `admitted`).
   std::optional<std::string> WhyNotOn(const PodSpec& pod, const ResourceVector& request, size_t n,
                                       bool admitted) const;
+  bool Dearer(size_t n, size_t than) const {
+    return !price_.empty() && price_[n] > price_[than];
+  }
 
   ClusterSnapshot& snapshot_;
   const GpuPolicy policy_;
   std::vector<bool> excluded_;
+  std::vector<double> price_;  // by node; empty: prices play no part
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
   StaticAdmissions own_admissions_;                    // when the caller keeps none
   StaticAdmissions& admissions_;

@@ -179,5 +179,75 @@ TEST_CASE("a group's min size is never crossed", "[controller][scale-down]") {
   CHECK(h.TargetSize("h100") == 0);
 }
 
+// The cpu pool at its minimum of one idle node; the 8-GPU node's only pod left is a small
+// ReplicaSet pod that tolerates the GPU taint.
+std::string AtMinimum() {
+  std::string groups = kGroups;
+  const std::string cpu_sizes = "  minSize: 0\n  maxSize: 4\n  targetSize: 2";
+  groups.replace(groups.find(cpu_sizes), cpu_sizes.size(),
+                 "  minSize: 1\n  maxSize: 4\n  targetSize: 1");
+  return groups;
+}
+
+bool EverMarked(ControllerHarness& h, const std::string& node) {
+  return Has(h.Taints(node), "DeletionCandidateOfClusterAutoscaler=");
+}
+
+// Plays the ReplicaSet controller and the scheduler: once the evicted pod is gone, its
+// replacement runs on `node`.
+void ReplaceOn(ControllerHarness& h, const std::string& pod, const std::string& node) {
+  if (h.server.Get("pods", "ml", pod).has_value()) return;
+  if (h.server.Get("pods", "ml", pod + "-new").has_value()) return;
+  h.AddRunningPod(pod + "-new", node, {{"cpu", "100m"}}, "ReplicaSet", "tail");
+}
+
+TEST_CASE(
+    "a GPU node whose last small pod fits on an idle cpu node at its group's minimum is removed "
+    "after its idle time, and the cpu node is never a deletion candidate",
+    "[controller][scale-down]") {
+  ControllerHarness h(AtMinimum());
+  h.AddRunningPod("tail-0", "h100-0", {{"cpu", "100m"}}, "ReplicaSet", "tail");
+  bool cpu_marked = false;
+  const auto step = [&](absl::Duration d) {
+    LoopReport r = h.Step(d);
+    cpu_marked = cpu_marked || EverMarked(h, "cpu-0");
+    ReplaceOn(h, "tail-0", "cpu-0");
+    return r;
+  };
+  LoopReport first = step(absl::ZeroDuration());
+  CHECK(first.unneeded == 1);
+  CHECK(first.unremovable["NodeGroupMinSizeReached"] == 1);
+  for (int i = 0; i < 12 && h.TargetSize("h100") > 0; ++i) step(absl::Minutes(1));
+  CHECK(h.TargetSize("h100") == 0);
+  CHECK(h.server.Get("pods", "ml", "tail-0-new").has_value());
+  for (int i = 0; i < 3; ++i) step(absl::Minutes(1));
+  CHECK_FALSE(h.NodeExists("h100-0"));
+  CHECK(h.TargetSize("cpu") == 1);
+  CHECK_FALSE(cpu_marked);
+}
+
+TEST_CASE(
+    "the same GPU node held by a budget that allows no disruption goes within a loop and its "
+    "idle time of the budget's deletion",
+    "[controller][scale-down]") {
+  ControllerHarness h(AtMinimum());
+  h.AddRunningPod("tail-0", "h100-0", {{"cpu", "100m"}}, "ReplicaSet", "tail");
+  h.AddPdb("tail", "tail", 0);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(h.Step(absl::Minutes(1)).unremovable["NotEnoughPdb"] == 1);
+    CHECK_FALSE(EverMarked(h, "cpu-0"));
+  }
+  CHECK(h.TargetSize("h100") == 1);
+  h.server.Delete("poddisruptionbudgets", "ml", "tail");
+  const absl::Time deleted = h.clock.Now();
+  absl::Time started = absl::InfiniteFuture();
+  for (int i = 0; i < 10 && started == absl::InfiniteFuture(); ++i) {
+    if (h.Step(absl::Minutes(1)).removals.started > 0) started = h.clock.Now();
+  }
+  // One loop to see the budget gone and mark the node, then the pool's 5m idle time.
+  CHECK(started <= deleted + absl::Minutes(1) + absl::Minutes(5));
+  CHECK_FALSE(EverMarked(h, "cpu-0"));
+}
+
 }  // namespace
 }  // namespace gpua::testing

@@ -135,6 +135,9 @@ void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const Cl
   for (const NodeRemoval& r : removals) {
     const NodeStatus& s = state.nodes[r.node];
     if (!Begin(s, r.reason, now)) continue;
+    log_.Info(absl::StrCat("Scale-down: starting the removal of node ", s.node->node.name,
+                           " of group ", state.groups[s.group].id(), " (", r.reason,
+                           r.why.empty() ? "" : ": ", r.why, ")"));
     ++report.started;
     if (Drain(s, view, options_.max_graceful_termination, report)) {
       Delete(s, state, r.reason, now, now, report);

@@ -7,7 +7,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/scaledown/removal_budget.h"
 #include "autoscaler/controller/scaleup/planning_cluster.h"
 #include "autoscaler/controller/scaleup/resource_limits.h"
 #include "estimator/removal_simulator.h"
@@ -21,6 +23,7 @@ constexpr absl::string_view kNotUnderutilized = "NotUnderutilized";
 struct SnapshotNodes {
   std::vector<Node> nodes;
   std::vector<int> index;  // state node -> snapshot node, -1 when not in it
+  std::vector<double> prices;  // by snapshot node, per hour
 };
 
 SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
@@ -28,18 +31,21 @@ SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
   SnapshotNodes out;
   out.index.assign(state.nodes.size(), -1);
   out.nodes.reserve(state.nodes.size());
+  out.prices.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
     if (s.condition != NodeCondition::kReady) continue;
     const std::string& group = s.group >= 0 ? state.groups[s.group].id() : kNoGroup;
     out.index[i] = static_cast<int>(out.nodes.size());
     out.nodes.push_back(ExistingNode(s.node, view, group, {}, rooms));
+    // A node of no group is never removed by us: moving pods there costs nothing more.
+    out.prices.push_back(s.group >= 0 ? state.groups[s.group].provider->price_per_hour : 0);
   }
   return out;
 }
 
-// What judging the nodes one after another shares: the simulation of where pods go, and
-// what the budgets still allow.
+// What judging the nodes one after another shares: the simulation of where pods go, what
+// the disruption budgets still allow, and what removals the plan may still take.
 struct Judging {
   const ClusterView& view;
   const ClusterState& state;
@@ -50,23 +56,38 @@ struct Judging {
   std::vector<int> budgets;
   int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
   RunningNodeCache& cache;
+  RemovalBudget removals;
+  bool cooldown = false;  // no removal starts this loop
+  absl::Time now;
 
   // `targets` holds the target nodes, `index` each state node's place among them.
-  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, std::vector<int> index,
-          ClusterSnapshot& targets, RunningNodeCache& c, StaticAdmissions& admissions)
+  Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes targets,
+          ClusterSnapshot& target_snapshot, RunningNodeCache& c, StaticAdmissions& admissions,
+          RemovalBudget budget)
       : view(v),
         state(s),
         rules(r),
-        snapshot_index(std::move(index)),
-        snapshot(targets),
+        snapshot_index(std::move(targets.index)),
+        snapshot(target_snapshot),
         simulator(snapshot, admissions),
         budgets(BudgetsAllowed(v)),
-        cache(c) {
+        cache(c),
+        removals(std::move(budget)) {
+    simulator.SetNodePrices(std::move(targets.prices));
     for (size_t i = 0; i < snapshot.size(); ++i) {
       if (snapshot.node(i).props->unschedulable) simulator.Exclude(i);  // cordoned
     }
   }
 };
+
+int64_t MinutesOrZero(absl::Duration d) { return absl::ToInt64Minutes(d); }
+
+// How long a node must stay unneeded before it goes: its group's unneeded or unready time.
+absl::Duration UnneededWait(const NodeStatus& s, const ClusterState& state) {
+  const AutoscalingOptions& o = state.groups[s.group].provider->options;
+  return s.condition == NodeCondition::kUnready ? o.scale_down_unready_time
+                                                : o.scale_down_unneeded_time;
+}
 
 NodeJudgement Judge(int i, Judging& j) {
   const NodeStatus& s = j.state.nodes[i];
@@ -117,6 +138,10 @@ NodeJudgement Judge(int i, Judging& j) {
         return no("NotEnoughPdb", "its pods need more disruptions than a budget allows");
     }
   }
+  // Whether it may go at all is settled before its pods are moved: a node that stays is room.
+  if (std::optional<RemovalBudget::Refusal> refused = j.removals.Refuses(i)) {
+    return no(refused->reason, std::move(refused->detail));
+  }
   if (!moving.empty()) {
     if (j.drains_left == 0) {
       out.deferred = true;
@@ -124,24 +149,24 @@ NodeJudgement Judge(int i, Judging& j) {
     }
     if (j.drains_left > 0) --j.drains_left;
   }
+  out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
+  const bool empty = out.to_evict.empty();
+  out.removed_now = !j.cooldown && out.unneeded_since + UnneededWait(s, j.state) <= j.now &&
+                    j.removals.MayStartNow(empty);
+  // Only a removal that starts now takes its node out and its pods' new room for good; a
+  // node that may go later is tried and stays room meanwhile.
   const int at = j.snapshot_index[i];
   std::string why;
-  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why)) {
+  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why,
+                                        out.removed_now ? RemovalSimulator::Mode::kKeep
+                                                        : RemovalSimulator::Mode::kTrial)) {
+    out.removed_now = false;
     return no("NoPlaceToMovePods", why);
   }
-  j.budgets = std::move(left);
+  j.removals.Take(i, out.removed_now, empty);
+  if (out.removed_now) j.budgets = std::move(left);
   out.unneeded = true;
-  out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
   return out;
-}
-
-int64_t MinutesOrZero(absl::Duration d) { return absl::ToInt64Minutes(d); }
-
-// How long a node must stay unneeded before it goes: its group's unneeded or unready time.
-absl::Duration UnneededWait(const NodeStatus& s, const ClusterState& state) {
-  const AutoscalingOptions& o = state.groups[s.group].provider->options;
-  return s.condition == NodeCondition::kUnready ? o.scale_down_unready_time
-                                                : o.scale_down_unneeded_time;
 }
 
 // Nodes being removed that still have pods to see off.
@@ -155,6 +180,17 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
     });
   }
   return drains;
+}
+
+// The physical GPUs a ready node of a GPU group uses, in thousandths.
+uint32_t GpusInUse(const NodeStatus& s, const ClusterState& state, const ClusterView& view,
+                   RunningNodeCache& nodes) {
+  const ProviderGroup& g = *state.groups[s.group].provider;
+  if (g.gpus == nullptr || s.condition != NodeCondition::kReady) return 0;
+  const double used =
+      UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu *
+      g.gpus->physical_count;
+  return static_cast<uint32_t>(std::clamp(used * 1000, 0.0, 4e9));
 }
 
 // Each node's place among the nodes by name. Both cluster sources list nodes in name order,
@@ -171,6 +207,25 @@ std::vector<int> NameRanks(const ClusterState& state) {
   std::sort(order.begin(), order.end(), by_name);
   for (size_t r = 0; r < order.size(); ++r) rank[order[r]] = static_cast<int>(r);
   return rank;
+}
+
+// The removal of a node judged to go now, with why it goes and what it saves.
+NodeRemoval RemovalOf(const NodeJudgement& j, const ClusterState& state) {
+  const NodeStatus& s = state.nodes[j.node];
+  const bool empty = j.to_evict.empty();
+  NodeRemoval r{j.node,
+                empty                                       ? "empty"
+                : s.condition == NodeCondition::kUnready ? "unready"
+                                                            : "underutilized",
+                j.to_evict, ""};
+  const ProviderGroup& g = *state.groups[s.group].provider;
+  std::string use = j.utilization_known
+                        ? absl::StrCat(j.utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
+                                       static_cast<int>(j.utilization.value() * 100), "%")
+                        : "not ready";
+  r.why = absl::StrFormat("%s, %d pod(s) to move; saves $%.2f/h", use, j.to_evict.size(),
+                          g.price_per_hour);
+  return r;
 }
 
 }  // namespace
@@ -231,11 +286,14 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
   return "";
 }
 
-std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl::Time now) const {
+std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterView& view, const ClusterState& state,
+                                                absl::Time now, RunningNodeCache& nodes) const {
   // Each node's place in the order packed into one 128-bit integer, sorted with the node:
   // comparing the fields one by one was most of the sort. High word: not due (the top bit),
-  // then when its drain was last simulated (0: never). Low word: unmarked, without GPUs,
-  // its group's rank by price (dearest first), its rank by name.
+  // then for a due node its group's rank by price (dearest first) and the GPUs it uses (in
+  // thousandths, fewest first): the removal that saves most goes first; for the others when
+  // its drain was last simulated (0: never). Low word: unmarked, without GPUs, its group's
+  // rank by price (dearest first), its rank by name.
   std::vector<int> group_price_rank(state.groups.size());
   std::vector<double> prices;
   for (const GroupState& g : state.groups) prices.push_back(g.provider->price_per_hour);
@@ -259,7 +317,9 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterState& state, absl:
     auto judged = drain_judged_at_.find(s.node->node.name);
     const uint64_t judged_rank =
         judged == drain_judged_at_.end() ? 0 : absl::ToUnixNanos(judged->second) - earliest + 1;
-    const uint64_t high = (uint64_t{!due} << 63) | judged_rank;
+    const uint64_t high = due ? (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
+                                    GpusInUse(s, state, view, nodes)
+                              : (uint64_t{1} << 63) | judged_rank;
     const uint64_t low = (uint64_t{!marked.has_value()} << 63) |
                          (uint64_t{state.groups[s.group].provider->gpus == nullptr} << 62) |
                          (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
@@ -293,14 +353,17 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
                          options_.skip_nodes_with_custom_controller_pods};
   SnapshotNodes targets = TargetNodes(view, state, nodes);
   snapshot_.Reset(std::move(targets.nodes));
-  Judging j(view, state, rules, std::move(targets.index), snapshot_, nodes, admissions_);
+  Judging j(view, state, rules, std::move(targets), snapshot_, nodes, admissions_,
+            RemovalBudget(state, options_, limits_, DrainsUnderWay(view, state), nodes));
+  j.cooldown = !plan.cooldown.empty();
+  j.now = now;
   if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);
   // When each node judged now last had its drain simulated, updated in place; the others go.
   std::vector<bool> judged_now(state.nodes.size(), false);
   size_t judged_remembered = 0;
-  for (int i : JudgingOrder(state, now)) {
+  for (int i : JudgingOrder(view, state, now, nodes)) {
     const NodeCondition c = state.nodes[i].condition;
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
     const std::string& name = state.nodes[i].node->node.name;
@@ -323,6 +386,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
       if (due > now) plan.next_due = std::min(plan.next_due, due);
       ++plan.status.candidates_by_group[state.groups[state.nodes[i].group].id()];
       if (!state.nodes[i].node->Marks().deletion_candidate) plan.mark.push_back(i);
+      if (judged.removed_now) plan.removals.push_back(RemovalOf(judged, state));
     }
     plan.judged.push_back(std::move(judged));
   }
@@ -340,53 +404,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     absl::erase_if(drain_judged_at_,
                    [&](const auto& entry) { return !judged.contains(entry.first); });
   }
-  if (plan.cooldown.empty()) ChooseRemovals(state, DrainsUnderWay(view, state), now, nodes, plan);
   return plan;
-}
-
-void ScaleDownPlanner::ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
-                                      RunningNodeCache& nodes, ScaleDownPlan& plan) const {
-  int in_progress = 0;
-  std::vector<int> left(state.groups.size());
-  for (size_t g = 0; g < state.groups.size(); ++g) {
-    left[g] = state.groups[g].provider->target_size - state.groups[g].counts.being_deleted;
-    in_progress += state.groups[g].counts.being_deleted;
-  }
-  int64_t cores = 0, memory = 0;
-  // Cores and memory do not depend on the GPU label; asked under the one the limits use,
-  // the answers kept for scale-up serve here too.
-  const std::string gpu_label = state.provider != nullptr ? state.provider->gpu_label : "";
-  for (const NodeStatus& s : state.nodes) {
-    if (s.condition == NodeCondition::kBeingDeleted) continue;
-    const NodeUsage u = nodes.UsageOf(s.node, gpu_label);
-    cores += u.cores;
-    memory += u.memory_bytes;
-  }
-  for (const NodeJudgement& j : plan.judged) {
-    if (!j.unneeded) continue;
-    const NodeStatus& s = state.nodes[j.node];
-    const ProviderGroup& g = *state.groups[s.group].provider;
-    const bool unready = s.condition == NodeCondition::kUnready;
-    if (now - j.unneeded_since < UnneededWait(s, state)) continue;
-    if (left[s.group] - 1 < g.min_size) continue;
-    const NodeUsage u = nodes.UsageOf(s.node, gpu_label);
-    if (cores - u.cores < limits_.cores.min || memory - u.memory_bytes < limits_.memory_bytes.min) {
-      continue;
-    }
-    const bool empty = j.to_evict.empty();
-    if (in_progress >= options_.max_scale_down_parallelism) break;
-    if (!empty && drains >= options_.max_drain_parallelism) continue;
-    plan.removals.push_back({j.node,
-                             empty     ? "empty"
-                             : unready ? "unready"
-                                       : "underutilized",
-                             j.to_evict});
-    --left[s.group];
-    ++in_progress;
-    drains += !empty;
-    cores -= u.cores;
-    memory -= u.memory_bytes;
-  }
 }
 
 }  // namespace gpua

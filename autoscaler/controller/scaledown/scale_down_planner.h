@@ -1,13 +1,16 @@
 // Scale-down, the deciding half. Every node of a group is judged: used below its threshold
 // (GPU nodes by their GPUs, in physical GPUs; others by max(cpu, memory)), not marked
 // scale-down-disabled, every pod free to move (the drain rules) and with somewhere to go
-// (the removal simulation: nodes chosen earlier in the loop take no pods, and what they
-// give up is placed for good). A node so judged is unneeded; the time it became so is kept
-// in its DeletionCandidateOfClusterAutoscaler taint, so a restart loses no clock. An
-// unneeded node whose group's unneeded time has passed is removed, empty ones in bulk and
-// the others a few at a time, never taking a group under its min or the cluster under its
-// minimum cores or memory, and not while a cooldown runs (judging goes on in one, so the
-// unneeded time keeps running, as in cluster-autoscaler). Pure: view and state in, a plan out.
+// (the removal simulation). Whether a node may go at all (its group above its min, the
+// cluster above its minimum cores and memory, counting the candidates before it) is settled
+// before its pods are moved, so a node that stays is room for the others' pods. A node so
+// judged is unneeded; the time it became so is kept in its DeletionCandidateOfClusterAutoscaler
+// taint, so a restart loses no clock. An unneeded node whose group's unneeded time has passed
+// is removed, empty ones in bulk and the others a few at a time, and not while a cooldown
+// runs (judging goes on in one, so the unneeded time keeps running, as in
+// cluster-autoscaler). Only the nodes removed now are taken out of the simulation, with
+// their pods placed for good, in the order they go: the dearest first, and pods never move
+// onto a dearer node so that a cheaper one can go. Pure: view and state in, a plan out.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 
@@ -44,6 +47,7 @@ struct NodeJudgement {
   NodeUtilization utilization;
   bool utilization_known = false;  // worked out (not for unready nodes, nor ones cut short)
   std::vector<PodPtr> to_evict;    // the pods that move
+  bool removed_now = false;        // its removal starts this loop
   // Its pods would move, but this loop's drain simulations were spent on other nodes
   // (--scale-down-non-empty-candidates-count): judged again in a later loop, its mark kept.
   bool deferred = false;
@@ -53,6 +57,7 @@ struct NodeRemoval {
   int node = -1;
   std::string reason;  // empty, underutilized, unready
   std::vector<PodPtr> to_evict;
+  std::string why;  // its use, the pods that move and the price it saves, for the log
 };
 
 struct ScaleDownPlan {
@@ -94,14 +99,14 @@ class ScaleDownPlanner {
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,
                        int pods_for_existing_nodes, absl::Time now) const;
-  // `drains`: removals under way that still have pods to see off.
-  void ChooseRemovals(const ClusterState& state, int drains, absl::Time now,
-                      RunningNodeCache& nodes, ScaleDownPlan& plan) const;
 
-  // The order nodes are judged in, which is also who gets a bounded loop's drain
-  // simulations: nodes due for removal first, then those judged longest ago (so every node
-  // gets its turn), nodes already unneeded before others, GPU pools first, dearest first.
-  std::vector<int> JudgingOrder(const ClusterState& state, absl::Time now) const;
+  // The order nodes are judged in, which is also the order removals are chosen in and who
+  // gets a bounded loop's drain simulations: nodes due for removal first, the one whose
+  // removal saves most first (dearest group, then fewest GPUs in use); then those judged
+  // longest ago (so every node gets its turn), nodes already unneeded before others, GPU
+  // pools first, dearest first.
+  std::vector<int> JudgingOrder(const ClusterView& view, const ClusterState& state,
+                                absl::Time now, RunningNodeCache& nodes) const;
 
   const ScaleDownOptions& options_;
   const ClusterLimits& limits_;

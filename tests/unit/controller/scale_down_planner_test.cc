@@ -289,3 +289,175 @@ TEST_CASE("a node that goes and comes back under its name has no turn remembered
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+// A fixture with no nodes of its own and groups added by hand, each node moved to its group.
+struct PricedFixture : Fixture {
+  PricedFixture() : Fixture(0) { provider.groups.clear(); }
+  void AddGroup(const std::string& id, NodeTemplate t, double price, int min_size = 0) {
+    ProviderGroup g = Group(id, std::move(t), 0);
+    g.price_per_hour = price;
+    g.min_size = min_size;
+    g.options.scale_down_unneeded_time = absl::Minutes(10);
+    g.options.scale_down_gpu_utilization_threshold = 0.5;
+    g.options.scale_down_utilization_threshold = 0.5;
+    provider.groups.push_back(std::move(g));
+  }
+  NodePtr& AddNodeTo(const std::string& name, size_t group) {
+    ProviderGroup& g = provider.groups[group];
+    auto n = NodeOf(name, *g.node_template, kNow - absl::Hours(1));
+    g.instances.push_back({n->provider_id, InstanceState::kRunning, {}});
+    ++g.target_size;
+    provider.IndexInstances();
+    view.nodes.push_back(n);
+    return view.nodes.back();
+  }
+  const NodeJudgement& JudgementOf(const ScaleDownPlan& plan, const std::string& name) {
+    for (const NodeJudgement& j : plan.judged) {
+      if (state.nodes[j.node].node->node.name == name) return j;
+    }
+    FAIL("node " << name << " was not judged");
+    return plan.judged.front();
+  }
+  std::vector<std::string> Names(const std::vector<int>& nodes) {
+    std::vector<std::string> out;
+    for (int i : nodes) out.push_back(state.nodes[i].node->node.name);
+    return out;
+  }
+  std::vector<std::string> Removed(const ScaleDownPlan& plan) {
+    std::vector<int> nodes;
+    for (const NodeRemoval& r : plan.removals) nodes.push_back(r.node);
+    return Names(nodes);
+  }
+};
+
+NodeTemplate CpuTemplate() {
+  NodeTemplate cpu;
+  cpu.name = "cpu";
+  cpu.allocatable = testing::Res({{"cpu", "64"}, {"memory", "256Gi"}, {"pods", "110"}});
+  return cpu;
+}
+
+TEST_CASE(
+    "a cpu node at its group's min size is room for a GPU node's last small pod and is never "
+    "marked, even when judged first",
+    "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("h100", H100Template(), 55.04);
+  f.AddGroup("cpu", CpuTemplate(), 2.1, /*min_size=*/1);
+  f.AddNodeTo("h100-0", 0);
+  // The cpu node carries a mark an earlier run wrote: due, so judged before the GPU node.
+  MarkedUnneeded(f.AddNodeTo("cpu-0", 1), absl::Hours(1));
+  f.AddPod("h100-0", testing::Res({{"cpu", "100m"}}));
+  ScaleDownPlan plan = f.Plan();
+  CHECK(f.JudgementOf(plan, "cpu-0").reason == "NodeGroupMinSizeReached");
+  CHECK(f.JudgementOf(plan, "h100-0").unneeded);
+  CHECK(f.Names(plan.mark) == std::vector<std::string>{"h100-0"});
+  CHECK(f.Names(plan.unmark) == std::vector<std::string>{"cpu-0"});
+  // Once its idle time has passed, the GPU node goes and its pod moves to the cpu node.
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
+  plan = f.Plan();
+  CHECK(f.Removed(plan) == std::vector<std::string>{"h100-0"});
+  REQUIRE(plan.removals.size() == 1);
+  CHECK(plan.removals[0].reason == "underutilized");
+  CHECK_THAT(plan.removals[0].why, Catch::Contains("saves $55.04/h"));
+}
+
+TEST_CASE("a node that may go later is still room: only removals that start now take room",
+          "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("h100", H100Template(), 55.04);
+  for (int i = 0; i < 2; ++i) {
+    f.AddNodeTo(absl::StrCat("h100-", i), 0);
+    f.AddPod(absl::StrCat("h100-", i), testing::Res({{"nvidia.com/gpu", "3"}}));
+  }
+  // Neither is due: each is tried with the other as room, and both are candidates.
+  ScaleDownPlan plan = f.Plan();
+  CHECK(plan.mark.size() == 2);
+  CHECK(plan.removals.empty());
+  // Both due: the first goes, its pods take the other's room, and the other is needed.
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(10));
+  plan = f.Plan();
+  CHECK(f.Removed(plan) == std::vector<std::string>{"h100-0"});
+  CHECK(f.JudgementOf(plan, "h100-1").reason == "NoPlaceToMovePods");
+  CHECK(f.Names(plan.unmark) == std::vector<std::string>{"h100-1"});
+}
+
+TEST_CASE("of two nodes that could each take the other's pods, the dearer goes",
+          "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("v100-16gb", H100Template(), 24.48);
+  f.AddGroup("v100-32gb", H100Template(), 31.22);
+  f.AddNodeTo("a-cheap", 0);
+  f.AddNodeTo("b-dear", 1);
+  f.AddPod("a-cheap", testing::Res({{"nvidia.com/gpu", "1"}}));
+  f.AddPod("b-dear", testing::Res({{"nvidia.com/gpu", "1"}}));
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(10));
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(f.Removed(plan) == std::vector<std::string>{"b-dear"});
+  const NodeJudgement& cheap = f.JudgementOf(plan, "a-cheap");
+  CHECK(cheap.reason == "NoPlaceToMovePods");
+  CHECK(f.Names(plan.unmark) == std::vector<std::string>{"a-cheap"});
+}
+
+TEST_CASE("pods never move onto a dearer node so that a cheaper one can go",
+          "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("v100-16gb", H100Template(), 24.48);
+  f.AddGroup("v100-32gb", H100Template(), 31.22);
+  f.AddNodeTo("cheap", 0);
+  f.AddNodeTo("dear", 1);
+  // The dear node runs an hour-long job on 4 GPUs: busy, and with room for the cheap node's.
+  f.AddPod("dear", testing::Res({{"nvidia.com/gpu", "4"}}));
+  f.AddPod("cheap", testing::Res({{"nvidia.com/gpu", "2"}}));
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.removals.empty());
+  const NodeJudgement& cheap = f.JudgementOf(plan, "cheap");
+  CHECK(cheap.reason == "NoPlaceToMovePods");
+  CHECK_THAT(cheap.Detail(),
+             Catch::Contains("node dear costs $31.22/h, more than this node's $24.48/h"));
+  // Once the job ends, the dear node is empty and goes; the cheap node stays.
+  f.view = ClusterView{};
+  f.view.nodes = {f.state.nodes[0].node, f.state.nodes[1].node};
+  f.AddPod("cheap", testing::Res({{"nvidia.com/gpu", "2"}}));
+  MarkedUnneeded(f.view.nodes[1], absl::Minutes(10));
+  const ScaleDownPlan later = f.Plan();
+  CHECK(f.Removed(later) == std::vector<std::string>{"dear"});
+}
+
+TEST_CASE("of due nodes at one price, the one using fewest GPUs goes first",
+          "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("h100", H100Template(), 55.04);
+  f.AddNodeTo("a", 0);
+  f.AddNodeTo("b", 0);
+  f.AddNodeTo("c", 0);
+  f.AddPod("a", testing::Res({{"nvidia.com/gpu", "3"}}));
+  f.AddPod("b", testing::Res({{"nvidia.com/gpu", "1"}}));
+  f.AddPod("c", testing::Res({{"nvidia.com/gpu", "4"}}));  // busy: the others' room
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
+  MarkedUnneeded(f.view.nodes[1], absl::Minutes(10));
+  f.options.max_drain_parallelism = 1;
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(f.Removed(plan) == std::vector<std::string>{"b"});
+  CHECK(f.JudgementOf(plan, "a").unneeded);  // still a candidate, for a later loop
+}
+
+TEST_CASE("a node whose GPUs are not advertised yet never carries the deletion-candidate mark",
+          "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("h100", H100Template(), 55.04);
+  NodePtr& n = f.AddNodeTo("h100-0", 0);
+  n = NodeOf("h100-0", H100Template(), kNow - absl::Minutes(1), true, /*with_gpus=*/false);
+  MarkedUnneeded(n, absl::Minutes(30));
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.judged.empty());
+  CHECK(plan.mark.empty());
+  CHECK(f.Names(plan.unmark) == std::vector<std::string>{"h100-0"});
+}
+
+}  // namespace
+}  // namespace gpua
