@@ -1,5 +1,8 @@
 // The scale-up estimate: which pending pods fit capacity that exists or is coming, and for
 // the rest, how many nodes of which group would hold them. Pure and deterministic.
+// Pods nominated to a node are placed there first; the others are placed on existing and
+// upcoming nodes most constrained first (fewest groups that admit them, then fewest nodes),
+// so that a pod that accepts any GPU does not take the one node another pod can use.
 #ifndef GPUA_ESTIMATOR_ESTIMATE_H_
 #define GPUA_ESTIMATOR_ESTIMATE_H_
 
@@ -40,6 +43,10 @@ struct EstimateOptions {
   int64_t fill_search_steps = 300;
   GpuPolicy gpu_policy;
   std::vector<ResourceBudget> budgets;
+  // By pending pod: the snapshot node an earlier scale-up (or placement) promised it, -1 for
+  // none. Nominated pods are placed on their own nodes before any other pod, so that a pod
+  // that accepts more nodes never takes the room an increase was for.
+  std::vector<int> nominated;
 };
 
 struct PlannedNode {
@@ -59,6 +66,14 @@ struct GroupPlan {
 struct ExistingPlacement {
   int pod;
   std::string node;
+  int node_index = -1;  // in the snapshot
+};
+
+// A nominated pod that its node no longer holds, and why.
+struct MissedNomination {
+  int pod;
+  int node_index;
+  std::string why;
 };
 
 // Group id -> why the pod is not planned there.
@@ -73,6 +88,7 @@ struct UnschedulablePod {
 
 struct ScaleUpPlan {
   std::vector<ExistingPlacement> on_existing;  // fit on nodes that exist or are coming
+  std::vector<MissedNomination> missed;        // planned like the others since
   std::vector<GroupPlan> groups;               // in the order they were chosen
   std::vector<UnschedulablePod> unschedulable;
   int total_new_nodes() const;

@@ -1,5 +1,6 @@
 #include "autoscaler/controller/controller.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -98,17 +99,20 @@ LoopReport Controller::RunOnce(absl::Time now) {
       }
       ReportInvalidPods(pending.invalid, now);
       ReportHealth(state);
+      absl::flat_hash_set<std::string> pending_uids;
+      for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
+      nominations_.Update(state, view.unschedulable, now, log_);
       if (state.healthy) {
         Timed(report, "scaleUp", [&] {
-          RunScaleUp(view, WithPreemptedPods(view, report, pending.eligible), report, now);
+          RunScaleUp(view, WithPreemptedPods(view, report, WithOwnNominated(pending)), report,
+                     now);
         });
       }
+      WriteNominations(view, state);
       std::vector<double> gpu_use;
       Timed(report, "scaleDown", [&] { gpu_use = RunScaleDown(view, report, now); });
       CountIdleGpus(view, gpu_use, report);
       node_cache_.ForgetUnused();
-      absl::flat_hash_set<std::string> pending_uids;
-      for (const PodPtr& p : view.unschedulable) pending_uids.insert(p->spec.uid);
       pod_events_.Keep(pending_uids);
     }
     status_.Write(state, report.scale_down, now);
@@ -127,11 +131,18 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
   std::set<std::string> excluded;
   std::vector<PodWithoutScaleUp> without;
   std::vector<PodPtr> remaining = pending;
+  // Pods promised a node still on its way as the loop began: an increase for them only is
+  // a repeat, which nominations are there to prevent.
+  absl::flat_hash_set<absl::string_view> promised;
+  for (const PodPtr& p : pending) {
+    if (nominations_.OnItsWay(p->spec.uid, report.state)) promised.insert(p->spec.uid);
+  }
   // Each round plans the pods of groups that failed in the round before, without them.
   for (size_t round = 0; !remaining.empty() && round <= report.state.groups.size(); ++round) {
     ScaleUpDecision decision = scale_up_planner_.Plan(view, report.state, remaining, *expander,
-                                                      added, excluded, node_cache_);
+                                                      added, excluded, nominations_, node_cache_);
     if (round == 0) report.fit_existing = static_cast<int>(decision.fit_existing.size());
+    Nominate(decision, report.state, now);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
     std::vector<ScaleUpOutcome> outcomes =
         scale_up_actuator_.Execute(decision.requests, report.state, added, now);
@@ -140,6 +151,16 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
       if (o.status.ok()) {
         added[o.request.group] += o.request.delta;
         mig_layouts_.Expect(o.request.group, o.request.mig_layouts);
+        const std::vector<PodPtr>& pods = o.request.pods;
+        o.repeat = !pods.empty() && std::all_of(pods.begin(), pods.end(), [&](const PodPtr& p) {
+          return promised.contains(p->spec.uid);
+        });
+        if (o.repeat) {
+          log_.Warning(absl::StrCat("Scale-up of group ", o.request.group,
+                                    " was for pods already promised nodes on their way: ",
+                                    DescribePods(pods)));
+        }
+        nominations_.Increase(o.request.group, o.request.node_pods, now);
       } else {
         excluded.insert(o.request.group);
         remaining.insert(remaining.end(), o.request.pods.begin(), o.request.pods.end());
@@ -149,6 +170,47 @@ void Controller::RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& 
   }
   report.without_scale_up = static_cast<int>(without.size());
   SayWithoutScaleUp(without, now);
+}
+
+std::vector<PodPtr> Controller::WithOwnNominated(const PendingPods& pending) const {
+  std::vector<PodPtr> out = pending.eligible;
+  for (const PodPtr& p : pending.nominated_pods) {
+    if (nominations_.SlotOf(p->spec.uid) != nullptr) out.push_back(p);
+  }
+  return out;
+}
+
+void Controller::WriteNominations(const ClusterView& view, const ClusterState& state) {
+  absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, const PodObject*> pods;
+  const std::vector<Nominations::Released> released = nominations_.TakeReleased();
+  if (!released.empty()) {
+    for (const PodPtr& p : view.unschedulable) {
+      pods[{p->spec.namespace_name, p->spec.name}] = p.get();
+    }
+  }
+  for (const Nominations::Released& r : released) {
+    auto it = pods.find({r.namespace_name, r.name});
+    if (it == pods.end() || it->second->nominated_node != r.node) continue;
+    if (nominations_.SlotOf(it->second->spec.uid) != nullptr) continue;  // nominated again
+    const absl::Status s = writer_.Nominate(r.namespace_name, r.name, std::nullopt);
+    if (!s.ok()) log_.Warning(std::string(s.message()));
+  }
+  for (const PodPtr& p : view.unschedulable) {
+    const NodeSlot* slot = nominations_.SlotOf(p->spec.uid);
+    if (slot == nullptr || slot->state_node < 0) continue;
+    const std::string& node = state.nodes[slot->state_node].node->node.name;
+    if (p->nominated_node == node) continue;
+    const absl::Status s = writer_.Nominate(p->spec.namespace_name, p->spec.name, node);
+    if (!s.ok()) log_.Warning(std::string(s.message()));
+  }
+}
+
+void Controller::Nominate(const ScaleUpDecision& decision, const ClusterState& state,
+                          absl::Time now) {
+  for (const MissedPod& m : decision.missed) nominations_.Miss(m.pod->spec, m.why, log_);
+  for (const PodOnNode& p : decision.on_their_way) {
+    nominations_.Place(p.pod->spec, p.slot, state, now);
+  }
 }
 
 std::vector<PodPtr> Controller::WithPreemptedPods(const ClusterView& view, const LoopReport& report,

@@ -27,6 +27,7 @@
 #include "autoscaler/controller/running_node_cache.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
+#include "autoscaler/controller/scaleup/nominations.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
 #include "autoscaler/controller/stale_instances.h"
@@ -50,6 +51,14 @@ class Controller {
  private:
   void RunScaleUp(const ClusterView& view, const std::vector<PodPtr>& pending, LoopReport& report,
                   absl::Time now);
+  // Keeps the nominations the scale-up decided: pods on nodes on their way, pods missed.
+  void Nominate(const ScaleUpDecision& decision, const ClusterState& state, absl::Time now);
+  // The pods that may trigger a scale-up, and those nominated to a node by this controller
+  // (placed on it first, planned again if it no longer holds them).
+  std::vector<PodPtr> WithOwnNominated(const PendingPods& pending) const;
+  // Each nominated pod's registered node in its nominatedNodeName; cleared where a
+  // nomination ended.
+  void WriteNominations(const ClusterView& view, const ClusterState& state);
   // Returns the GPU use of the nodes it judged (by node index; -1 where not judged).
   std::vector<double> RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);
   // The pods of preempted nodes that must find a new home, added to the pending ones.
@@ -79,6 +88,7 @@ class Controller {
   StaleInstanceCleaner stale_cleaner_;
   MigLayoutAssigner mig_layouts_;
   RunningNodeCache node_cache_;  // what the planners read off running nodes, kept across loops
+  Nominations nominations_;      // pods promised nodes on their way, kept across loops
   ScaleUpPlanner scale_up_planner_;
   ScaleUpActuator scale_up_actuator_;
   StatusReporter status_;

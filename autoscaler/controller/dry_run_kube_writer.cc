@@ -50,6 +50,12 @@ absl::StatusOr<EvictionResult> DryRunKubeWriter::Evict(const std::string& namesp
   return EvictionResult::kEvicted;
 }
 
+absl::Status DryRunKubeWriter::Nominate(const std::string& namespace_name, const std::string& pod,
+                                        std::optional<std::string> node) {
+  return Would(absl::StrCat("set pod ", namespace_name, "/", pod, "'s nominatedNodeName",
+                            ValueOrRemoved(node)));
+}
+
 absl::Status DryRunKubeWriter::RecordEvent(const EventRecord& e) {
   return Would(absl::StrCat("record event ", e.type, " ", e.reason, " on ", e.object.kind, " ",
                             e.object.namespace_name.empty() ? "" : e.object.namespace_name + "/",

@@ -28,6 +28,8 @@ class DryRunKubeWriter : public KubeWriter {
   // is undone when its time runs out.
   absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name, const std::string& pod,
                                        std::optional<absl::Duration> grace) override;
+  absl::Status Nominate(const std::string& namespace_name, const std::string& pod,
+                        std::optional<std::string> node) override;
   absl::Status RecordEvent(const EventRecord& event) override;
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,

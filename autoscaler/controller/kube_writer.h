@@ -1,6 +1,6 @@
 // The controller's hands on the cluster (ARCHITECTURE.md's KubeWriter): node taints,
-// cordons, annotations and deletion, pod evictions that respect PodDisruptionBudgets,
-// Events, and the status ConfigMap. The controller and the simulator act only through this.
+// cordons, annotations and deletion, pod evictions that respect PodDisruptionBudgets, the
+// node a pending pod is nominated to, Events, and the status ConfigMap. The controller and the simulator act only through this.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_KUBE_WRITER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_KUBE_WRITER_H_
 
@@ -56,6 +56,12 @@ class KubeWriter {
   virtual absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name,
                                                const std::string& pod,
                                                std::optional<absl::Duration> grace) = 0;
+  // Sets (or clears, when `node` is empty) a pending pod's status.nominatedNodeName: the node
+  // an increase was for, now registered. kube-scheduler tries a pod's nominated node first
+  // and keeps its room for it from pods of no higher priority (KEP-1923; KEP-5278 makes
+  // external components setting it official), so another pod does not take that node.
+  virtual absl::Status Nominate(const std::string& namespace_name, const std::string& pod,
+                                std::optional<std::string> node) = 0;
   // Repeats of one event (same object, reason and message) raise its count instead of
   // adding Events, so a busy cluster is not flooded.
   virtual absl::Status RecordEvent(const EventRecord& event) = 0;

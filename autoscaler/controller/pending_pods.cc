@@ -15,6 +15,7 @@ PendingPods SelectPendingPods(const ClusterView& view, const ScaleUpOptions& opt
     }
     if (!p->nominated_node.empty()) {
       ++out.nominated;
+      out.nominated_pods.push_back(p);
       continue;
     }
     if (p->spec.priority < options.expendable_pods_priority_cutoff) {

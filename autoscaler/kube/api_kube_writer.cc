@@ -168,6 +168,15 @@ absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
   return HttpStatusError(absl::StrCat("delete node ", node), res);
 }
 
+absl::Status ApiKubeWriter::Nominate(const std::string& namespace_name, const std::string& pod,
+                                     std::optional<std::string> node) {
+  nlohmann::json v = node.has_value() ? nlohmann::json(*node) : nlohmann::json(nullptr);
+  return MergePatch(
+      absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/status"),
+      absl::StrCat("set the nominated node of pod ", namespace_name, "/", pod),
+      {{"status", {{"nominatedNodeName", v}}}});
+}
+
 absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace_name,
                                                     const std::string& pod,
                                                     std::optional<absl::Duration> grace) {

@@ -27,6 +27,7 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"pending_seconds", PercentilesJson(f.pending)},
           {"gpu_pending_seconds", PercentilesJson(f.gpu_pending)},
           {"scale_ups", f.scale_ups},
+          {"repeat_scale_ups", f.repeat_scale_ups},
           {"scale_downs", f.scale_downs},
           {"preemptions", f.preemptions}};
 }

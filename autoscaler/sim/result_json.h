@@ -10,7 +10,7 @@
 namespace gpua::sim {
 
 // total_cost_usd, gpu_hours_billed/used/idle, idle_cost_usd, pending_seconds and
-// gpu_pending_seconds (p50, p95, p99, max), scale_ups, scale_downs, preemptions,
+// gpu_pending_seconds (p50, p95, p99, max), scale_ups, repeat_scale_ups, scale_downs, preemptions,
 // lower_bound_cost_usd, node_hours; and `groups`, by id, each with the same figures.
 nlohmann::json ResultJson(const SimulationResult& result);
 

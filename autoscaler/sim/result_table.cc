@@ -72,6 +72,8 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
       "Lower bound: $%.2f (each pod's share of the cheapest node that holds it, billed only "
       "while it runs, no waiting); this run costs %.0f%% more.\n",
       r.total.lower_bound_cost_usd, AboveBound(r.total));
+  out << "Repeat scale-ups (increases for pods already promised nodes on their way): "
+      << r.total.repeat_scale_ups << "\n";
   PrintNotes(r, out);
 }
 

@@ -334,6 +334,19 @@ absl::Status SimCluster::DeleteNode(const std::string& node) {
   return absl::OkStatus();
 }
 
+absl::Status SimCluster::Nominate(const std::string& namespace_name, const std::string& name,
+                                  std::optional<std::string> node) {
+  auto it = pods_.find(absl::StrCat(namespace_name, "/", name));
+  if (it == pods_.end()) return absl::NotFoundError(absl::StrCat("pod ", namespace_name, "/", name));
+  SimPod& pod = it->second;
+  if (!pod.node.empty()) return absl::OkStatus();  // bound: the API server clears it
+  const std::string nominated = node.value_or("");
+  if (pod.object->nominated_node == nominated) return absl::OkStatus();
+  UpdatePod(pod, [&](PodObject& p) { p.nominated_node = nominated; });
+  pod.found_no_node_at = -1;  // its node keeps room for it now: worth another try
+  return absl::OkStatus();
+}
+
 absl::StatusOr<EvictionResult> SimCluster::Evict(const std::string& namespace_name,
                                                  const std::string& name,
                                                  std::optional<absl::Duration> grace) {
@@ -454,6 +467,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
     p.spec.node_name = node_name;
     p.phase = "Running";
     p.unschedulable = false;
+    p.nominated_node.clear();
   });
   pod.bound = now;
   pod.node = node_name;

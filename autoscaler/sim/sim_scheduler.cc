@@ -135,6 +135,33 @@ int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
   return marked;
 }
 
+SimScheduler::Claims SimScheduler::NominatedRoom(const SimCluster& cluster) {
+  Claims kept;
+  for (const auto& [when, entry] : cluster.pending()) {
+    const SimPod& pod = entry->second;
+    const std::string& node = pod.object->nominated_node;
+    if (node.empty() || pod.object->spec.gang.has_value()) continue;
+    auto it = cluster.nodes().find(node);
+    if (it == cluster.nodes().end()) continue;
+    auto [room, added] = kept.try_emplace(node, it->second.free);
+    SubtractFrom(room->second, pod.request);
+  }
+  return kept;
+}
+
+bool SimScheduler::BindNominated(SimCluster& cluster, const std::string& key, const SimPod& pod,
+                                 Claims& kept) {
+  const std::string& name = pod.object->nominated_node;
+  auto node = cluster.nodes().find(name);
+  auto room = kept.find(name);
+  if (node == cluster.nodes().end() || room == kept.end()) return false;
+  ResourceVector free = room->second;  // its own room is kept for it
+  AddInto(free, pod.request);
+  if (!Admits(name, node->second, pod) || !Fits(pod.request, free)) return false;
+  cluster.Bind(key, name);
+  return true;
+}
+
 int SimScheduler::Run(SimCluster& cluster) {
   // The pods map's own keys and entries: nothing leaves it during a pass.
   std::vector<SimCluster::PodEntry> order;
@@ -145,6 +172,17 @@ int SimScheduler::Run(SimCluster& cluster) {
     if (pod.object->spec.gang.has_value())
       gangs[pod.object->spec.gang->name].push_back(entry->first);
   }
+  // kube-scheduler's nominator: a pending pod nominated to a node is tried there first, and
+  // the room it needs there is not given to other pods (none has a higher priority here).
+  Claims kept = NominatedRoom(cluster);
+  const auto release = [&](const SimPod& pod) {
+    auto room = kept.find(pod.object->nominated_node);
+    if (room != kept.end()) AddInto(room->second, pod.request);
+  };
+  const auto bound = [&](const std::string& node, const SimPod& pod) {
+    auto room = kept.find(node);
+    if (room != kept.end()) SubtractFrom(room->second, pod.request);
+  };
   int marked = 0;
   std::set<int> no_room;  // shapes that found no node in this pass
   std::set<std::string> gangs_tried;
@@ -161,13 +199,22 @@ int SimScheduler::Run(SimCluster& cluster) {
       if (gangs_tried.insert(gang).second) marked += ScheduleGang(cluster, gang, gangs[gang]);
       continue;
     }
-    if (!no_room.contains(pod.arrival->shape_id)) {
-      const std::string node = FindNode(cluster, pod, {});
+    const bool nominated = !pod.object->nominated_node.empty();
+    if (nominated && BindNominated(cluster, key, pod, kept)) continue;  // its room was kept
+    if (nominated || !no_room.contains(pod.arrival->shape_id)) {
+      if (nominated) release(pod);
+      const std::string node = FindNode(cluster, pod, kept);
       if (!node.empty()) {
         cluster.Bind(key, node);
+        bound(node, pod);
         continue;
       }
-      no_room.insert(pod.arrival->shape_id);
+      if (nominated) {
+        auto room = kept.find(pod.object->nominated_node);
+        if (room != kept.end()) SubtractFrom(room->second, pod.request);
+      } else {
+        no_room.insert(pod.arrival->shape_id);
+      }
     }
     marked += cluster.MarkUnschedulable(entry);
   }

@@ -3,8 +3,10 @@
 // affinity, taints, cordon, resources as the node advertises them, GPU sharing rules) and
 // scores best: the default profile's LeastAllocated (the most free cpu and memory left), or
 // MostAllocated (the least), nodes with a PreferNoSchedule taint the pod does not tolerate
-// last. A gang is bound only when enough members to start are bound or can be bound together
-// (kube-scheduler's coscheduling Permit). What fits nowhere is marked unschedulable, which is
+// last. A pod nominated to a node (status.nominatedNodeName) is tried there first, and its room
+// there is kept from other pods, as kube-scheduler's nominator does. A gang is bound only when
+// enough members to start are bound or can be bound together (kube-scheduler's coscheduling
+// Permit). What fits nowhere is marked unschedulable, which is
 // what the autoscaler watches for.
 #ifndef GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_
 #define GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_
@@ -44,6 +46,10 @@ class SimScheduler {
   // Brings `nodes`, the admitting nodes for `pod`'s shape, up to date with the nodes `changed`.
   void FollowChanges(const SimCluster& cluster, const SimPod& pod,
                      std::vector<std::string>& changed, NodeList& nodes);
+  // Each node's free room less what the pending pods nominated to it need.
+  static Claims NominatedRoom(const SimCluster& cluster);
+  // Binds the pod to its nominated node when it fits there; `kept` as NominatedRoom made it.
+  bool BindNominated(SimCluster& cluster, const std::string& key, const SimPod& pod, Claims& kept);
   int ScheduleGang(SimCluster& cluster, const std::string& gang,
                    const std::vector<std::string>& members);
   double Score(const SimNode& node, const ResourceVector& free, const SimPod& pod) const;

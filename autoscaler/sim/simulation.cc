@@ -101,13 +101,14 @@ class Run {
         cloud_(options.groups, clock_, CloudOptions(options)),
         cluster_(options.groups, clock_),
         scheduler_(options.scoring),
-        controller_(cluster_, cloud_, cluster_, clock_, log_, nullptr,
-                    ControllerOptionsOf(options)),
+        controller_(NewController()),
+        restarts_(options.restart_controller_at),
         schedule_(options.controller.scan_interval),
         stockouts_(StockoutEdges(trace)) {
     const absl::Duration until =
         options.until > absl::ZeroDuration() ? options.until : trace.end + absl::Hours(2);
     horizon_ = kStart + until;
+    std::sort(restarts_.begin(), restarts_.end());
   }
 
   SimulationResult Go();
@@ -124,6 +125,10 @@ class Run {
     c.seed = o.seed;
     return c;
   }
+  std::unique_ptr<Controller> NewController() {
+    return std::make_unique<Controller>(cluster_, cloud_, cluster_, clock_, log_, nullptr,
+                                        ControllerOptionsOf(options_));
+  }
   absl::Time NextEvent();
   // Everything due now, in the order the world would do it; true when pods or nodes changed.
   bool ApplyDue();
@@ -138,7 +143,9 @@ class Run {
   SimulatedCloud cloud_;
   SimCluster cluster_;
   SimScheduler scheduler_;
-  Controller controller_;
+  std::unique_ptr<Controller> controller_;
+  std::vector<absl::Duration> restarts_;  // by time
+  size_t next_restart_ = 0;
   LoopSchedule schedule_;
   std::vector<StockoutEdge> stockouts_;
   size_t next_arrival_ = 0;
@@ -149,7 +156,7 @@ class Run {
   int64_t cloud_changes_ = 0;  // the cloud's ChangesFromOutside() when the nodes last followed
   absl::Time horizon_;
   int64_t loops_ = 0;
-  std::map<std::string, int> scale_ups_, scale_downs_;
+  std::map<std::string, int> scale_ups_, scale_downs_, repeat_scale_ups_;
   std::vector<Sample> samples_;
 };
 
@@ -190,7 +197,11 @@ bool Run::ApplyDue() {
 void Run::RunLoop() {
   const absl::Time now = clock_.Now();
   schedule_.LoopStarted(now);
-  const LoopReport report = controller_.RunOnce(now);
+  for (; next_restart_ < restarts_.size() && kStart + restarts_[next_restart_] <= now;
+       ++next_restart_) {
+    controller_ = NewController();
+  }
+  const LoopReport report = controller_->RunOnce(now);
   ++loops_;
   // When it asked for or deleted machines, the nodes follow at once.
   if (const int64_t changes = cloud_.ChangesFromOutside(); changes != cloud_changes_) {
@@ -201,6 +212,7 @@ void Run::RunLoop() {
   schedule_.WakeAt(report.next_removal_due);
   for (const ScaleUpOutcome& o : report.scale_ups) {
     if (o.status.ok()) scale_ups_[o.request.group] += o.request.delta;
+    if (o.status.ok() && o.repeat) ++repeat_scale_ups_[o.request.group];
   }
   for (const RemovedNode& removed : report.removals.deleted) {
     if (removed.reason == "preempted") continue;
@@ -279,6 +291,7 @@ SimulationResult Run::Result() {
     auto lb = bound.cost_by_group.find(id);
     f.lower_bound_cost_usd = lb == bound.cost_by_group.end() ? 0 : lb->second;
     f.scale_ups = scale_ups_[id];
+    f.repeat_scale_ups = repeat_scale_ups_[id];
     f.scale_downs = scale_downs_[id];
     f.preemptions = b.interruptions;
     f.pending = figure(accounts.pending_seconds_by_group, id);
@@ -291,6 +304,7 @@ SimulationResult Run::Result() {
     t.gpu_hours_idle += f.gpu_hours_idle;
     t.idle_cost_usd += f.idle_cost_usd;
     t.scale_ups += f.scale_ups;
+    t.repeat_scale_ups += f.repeat_scale_ups;
     t.scale_downs += f.scale_downs;
     t.preemptions += f.preemptions;
     r.groups.push_back({id, f});

@@ -37,6 +37,9 @@ struct SimulationOptions {
   int verbosity = 0;
   // Called now and then with the share of the run done (0 to 1).
   std::function<void(double)> progress;
+  // Times since the trace's start at which the controller process dies and a new one starts
+  // with no memory of the old (what it kept in memory is lost; the cluster keeps the rest).
+  std::vector<absl::Duration> restart_controller_at;
 };
 
 struct Percentiles {
@@ -55,6 +58,7 @@ struct Figures {
   double idle_cost_usd = 0;
   double lower_bound_cost_usd = 0;
   int scale_ups = 0;        // nodes asked for
+  int repeat_scale_ups = 0;  // increases whose pods were all promised nodes on their way
   int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
   int preemptions = 0;      // reclaim notices the cloud gave
   Percentiles pending;      // pods bound to the group's nodes (all groups: every pod)

@@ -59,6 +59,10 @@ class NullWriter : public KubeWriter {
                                        std::optional<absl::Duration>) override {
     return EvictionResult::kEvicted;
   }
+  absl::Status Nominate(const std::string&, const std::string&,
+                        std::optional<std::string>) override {
+    return absl::OkStatus();
+  }
   absl::Status RecordEvent(const EventRecord&) override {
     ++events;
     return absl::OkStatus();

@@ -126,5 +126,35 @@ TEST_CASE("time-sliced share pods scale their pool once, not a node per share",
   CHECK(h.TargetSize("l4-shared") == 1);
 }
 
+std::string NominatedNode(ControllerHarness& h, const std::string& pod) {
+  auto p = h.server.Get("pods", "ml", pod);
+  if (!p.has_value()) return "<gone>";
+  return (*p)["status"].value("nominatedNodeName", "");
+}
+
+TEST_CASE(
+    "a pod's node, once registered, is its nominatedNodeName, and a controller restarted while "
+    "the GPUs start asks for nothing twice",
+    "[controller][scale-up][nominations]") {
+  ControllerHarness h(kGroups);
+  h.AddPendingPod("train-0", {{"nvidia.com/gpu", "8"}});
+  REQUIRE(h.Step().scale_ups.size() == 1);
+  CHECK(NominatedNode(h, "train-0").empty());  // nothing to name before the node registers
+  h.Step(absl::Seconds(31));                   // registered, GPUs not advertised yet
+  h.Step(absl::Seconds(1));                    // the write the last loop made is seen
+  CHECK(NominatedNode(h, "train-0") == "h100-0");
+  h.RestartController();
+  for (int i = 0; i < 4; ++i) {
+    LoopReport r = h.Step(absl::Seconds(5));
+    CHECK(r.scale_ups.empty());
+    CHECK(r.fit_existing == 1);
+  }
+  CHECK(h.TargetSize("h100") == 1);
+  CHECK(NominatedNode(h, "train-0") == "h100-0");
+  CHECK(h.EventsFor("train-0").size() == 1);  // TriggeredScaleUp, once
+  CHECK_THAT(h.metrics.registry().Render(),
+             !Catch::Contains("gpu_autoscaler_repeat_scale_ups_total{node_group=\"h100\"}"));
+}
+
 }  // namespace
 }  // namespace gpua::testing

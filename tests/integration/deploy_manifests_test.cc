@@ -352,6 +352,8 @@ TEST_CASE(
   CHECK(writer.Annotate("gpu-1", "gpu-autoscaler.io/removal-reason", "idle").ok());
   CHECK(writer.Label("gpu-1", "nvidia.com/mig.config", "all-1g.10gb").ok());
   CHECK(writer.Evict("ml", "train-0", absl::Seconds(30)).ok());
+  CHECK(writer.Nominate("ml", "infer-0", "gpu-1").ok());
+  CHECK((*server.Get("pods", "ml", "infer-0"))["status"]["nominatedNodeName"] == "gpu-1");
   const EventRecord event{{"Node", "", "gpu-1", "uid"}, "Normal", "ScaleDown", "node removed"};
   CHECK(writer.RecordEvent(event).ok());
   CHECK(writer.RecordEvent(event).ok());  // a repeat is counted on the same Event

@@ -141,6 +141,10 @@ AutoscalerMetrics::AutoscalerMetrics(MetricsRegistry& r)
       idle_gpus_(r.Gauge(Ours("idle_gpus"),
                          "Physical GPUs of each node group billed and not used now.",
                          {"node_group"})),
+      repeat_scale_ups_(r.Counter(
+          Ours("repeat_scale_ups_total"),
+          "Increases whose pods were all promised nodes still on their way, by node group.",
+          {"node_group"})),
       idle_gpu_seconds_(r.Counter(Ours("idle_gpu_seconds_total"),
                                   "Physical GPU-seconds billed and not used, by node group.",
                                   {"node_group"})),
@@ -269,6 +273,7 @@ void AutoscalerMetrics::RecordScaleUps(const LoopReport& report) {
         g != nullptr ? GpuNames(*g->provider) : std::pair<std::string, std::string>{"", ""};
     if (o.status.ok()) {
       scaled_up_nodes_.Add({}, o.request.delta);
+      if (o.repeat) repeat_scale_ups_.Add({o.request.group}, 1);
       if (!resource.empty()) scaled_up_gpu_nodes_.Add({resource, product}, o.request.delta);
     } else {
       failed_scale_ups_.Add({"cloudProviderError"}, 1);

@@ -82,6 +82,13 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
   out.labels = Overlay(t.labels, n.node.labels);
   out.annotations = Overlay(t.annotations, n.annotations);
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
+  // The template's taints until the node's own arrive (a GPU taint set by an agent later).
+  for (const Taint& promised : WithoutStartupTaints(t.taints, ignored)) {
+    const bool has = std::any_of(out.taints.begin(), out.taints.end(), [&](const Taint& own) {
+      return own.key == promised.key && own.effect == promised.effect;
+    });
+    if (!has) out.taints.push_back(promised);
+  }
   const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
   if (g.gpus != nullptr) {
     out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);
@@ -200,8 +207,12 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     }
   }
   out.nodes.reserve(state.nodes.size());
-  for (const NodeStatus& s : state.nodes) {
+  out.node_of_state.assign(state.nodes.size(), -1);
+  out.upcoming_nodes.resize(state.groups.size());
+  for (size_t i = 0; i < state.nodes.size(); ++i) {
+    const NodeStatus& s = state.nodes[i];
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
+    const int at = static_cast<int>(out.nodes.size());
     if (s.condition == NodeCondition::kReady) {
       out.nodes.push_back(ExistingNode(s.node, view, group != nullptr ? group->id : kNoGroup,
                                        ignored_taints, rooms));
@@ -209,7 +220,12 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
                group->node_template.has_value()) {
       out.nodes.push_back(
           StartingNode(s, *group, PodsTakingRoom(view, s.node->node.name), ignored_taints));
+    } else {
+      continue;
     }
+    out.node_of_state[i] = at;
+    out.refs.push_back({s.group, static_cast<int>(i), -1,
+                        /*starting=*/s.condition == NodeCondition::kNotStarted});
   }
   for (size_t g = 0; g < state.groups.size(); ++g) {
     const GroupState& gs = state.groups[g];
@@ -224,6 +240,8 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
         const absl::string_view layout =
             i < static_cast<int>(layouts.size()) ? absl::string_view(layouts[i]) : "";
         if (layout != props_layout) props = nullptr;
+        out.upcoming_nodes[g].push_back(static_cast<int>(out.nodes.size()));
+        out.refs.push_back({static_cast<int>(g), -1, i, false});
         out.nodes.push_back(UpcomingNode(*templates[g], p, i, layout, std::move(props)));
         props = out.nodes.back().props;
         props_layout = layout;

@@ -1,8 +1,9 @@
 // The cluster as the estimator should see it for a scale-up: the nodes that can take pods
-// (ready ones as they are; nodes still starting with their template's GPUs and without
-// their start-up taints, so pods waiting for them are not planned for twice; the nodes each
-// group has been asked for and not registered yet, as copies of its template), and the
-// groups that may grow now. A group left out has its reason, for the pods it cannot help.
+// (ready ones as they are; nodes still starting with their template's GPUs, labels and
+// taints under their own and without their start-up taints, so pods waiting for them are
+// not planned for twice; the nodes each group has been asked for and not registered yet, as
+// copies of its template), and the groups that may grow now. A group left out has its
+// reason, for the pods it cannot help.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
 
@@ -18,8 +19,22 @@
 
 namespace gpua {
 
+// What a planning node stands for: a registered node (an index into ClusterState::nodes), or
+// the `upcoming`-th node its group is bringing up that has not registered yet.
+struct PlanningNodeRef {
+  int group = -1;  // index into ClusterState::groups; -1: a node of no group
+  int state_node = -1;
+  int upcoming = -1;
+  bool starting = false;  // registered, not started (GPUs not advertised yet)
+  bool on_its_way() const { return upcoming >= 0 || starting; }
+};
+
 struct PlanningCluster {
   std::vector<Node> nodes;
+  std::vector<PlanningNodeRef> refs;  // by planning node
+  std::vector<int> node_of_state;     // by state node: its planning node, -1 when none
+  // By group: the planning nodes of what it is bringing up, slot by slot.
+  std::vector<std::vector<int>> upcoming_nodes;
   std::vector<NodeGroupSpec> groups;
   std::map<std::string, std::string> left_out;  // group id -> why it may not grow now
 };

@@ -24,6 +24,8 @@ struct ScaleUpOutcome {
   int from = 0;  // the group's target before, counting what this loop asked earlier
   int max = 0;
   absl::Status status;
+  // Every pod it was for had been nominated to a node still on its way: asked for twice.
+  bool repeat = false;
 };
 
 class ScaleUpActuator {

@@ -4,12 +4,33 @@
 #include "autoscaler/controller/scaleup/resource_limits.h"
 
 namespace gpua {
+namespace {
+
+// By pending pod: the planning node it is nominated to, -1 for none.
+std::vector<int> NominatedNodes(const std::vector<PodPtr>& pending, const Nominations& nominations,
+                                const PlanningCluster& cluster) {
+  std::vector<int> out;
+  if (nominations.size() == 0) return out;
+  out.assign(pending.size(), -1);
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const NodeSlot* slot = nominations.SlotOf(pending[i]->spec.uid);
+    if (slot == nullptr) continue;
+    if (slot->state_node >= 0) {
+      out[i] = cluster.node_of_state[slot->state_node];
+    } else if (slot->upcoming < static_cast<int>(cluster.upcoming_nodes[slot->group].size())) {
+      out[i] = cluster.upcoming_nodes[slot->group][slot->upcoming];
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState& state,
                                      const std::vector<PodPtr>& pending, Expander& expander,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     RunningNodeCache& nodes) {
+                                     const Nominations& nominations, RunningNodeCache& nodes) {
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
@@ -21,13 +42,22 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
   EstimateOptions options;
   options.max_new_nodes = options_.max_nodes_per_scaleup;
   options.budgets = LimitBudgets(limits_, state, added, nodes);
+  options.nominated = NominatedNodes(pending, nominations, cluster);
+  const std::vector<PlanningNodeRef> refs = std::move(cluster.refs);
   snapshot_.Reset(std::move(cluster.nodes));
   const ScaleUpPlan plan =
       Estimate(pods, cluster.groups, snapshot_, expander, options, admissions_);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);
+    const PlanningNodeRef& ref = refs[e.node_index];
+    const bool nominated_here =
+        !options.nominated.empty() && options.nominated[e.pod] == e.node_index;
+    if (ref.group >= 0 && (ref.on_its_way() || nominated_here)) {
+      decision.on_their_way.push_back({pending[e.pod], {ref.group, ref.state_node, ref.upcoming}});
+    }
   }
+  for (const MissedNomination& m : plan.missed) decision.missed.push_back({pending[m.pod], m.why});
   for (const GroupPlan& g : plan.groups) {
     if (g.new_nodes() == 0) continue;
     ScaleUpRequest r;
@@ -36,6 +66,8 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
     for (int p : g.pods) r.pods.push_back(pending[p]);
     for (const PlannedNode& n : g.nodes) {
       if (!n.mig_layout.empty()) r.mig_layouts.push_back(n.mig_layout);
+      std::vector<PodPtr>& on_node = r.node_pods.emplace_back();
+      for (int p : n.pods) on_node.push_back(pending[p]);
     }
     decision.requests.push_back(std::move(r));
   }

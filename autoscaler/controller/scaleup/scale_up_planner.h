@@ -1,5 +1,5 @@
 // Scale-up, the deciding half: which pending pods the nodes that exist or are coming will
-// hold (left to the scheduler), how many nodes of which group the rest need (the estimator
+// hold (left to the scheduler; nominated pods on their own nodes first), how many nodes of which group the rest need (the estimator
 // and the expander chain, within the groups' sizes and the cluster's limits), and for each
 // pod no group can help, why not, group by group. Pure: view and state in, a decision out.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
@@ -15,6 +15,7 @@
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/scaleup/nominations.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/estimate.h"
 #include "estimator/expander.h"
@@ -24,8 +25,20 @@ namespace gpua {
 struct ScaleUpRequest {
   std::string group;
   int delta = 0;
-  std::vector<PodPtr> pods;              // the pending pods its new nodes are for
-  std::vector<std::string> mig_layouts;  // per new node, for a reconfigurable MIG pool
+  std::vector<PodPtr> pods;                    // the pending pods its new nodes are for
+  std::vector<std::vector<PodPtr>> node_pods;  // the same, new node by new node
+  std::vector<std::string> mig_layouts;        // per new node, for a reconfigurable MIG pool
+};
+
+// A pending pod that a node on its way (or just started) holds.
+struct PodOnNode {
+  PodPtr pod;
+  NodeSlot slot;
+};
+
+struct MissedPod {
+  PodPtr pod;
+  std::string why;  // why its nominated node no longer holds it
 };
 
 struct PodWithoutScaleUp {
@@ -36,6 +49,9 @@ struct PodWithoutScaleUp {
 struct ScaleUpDecision {
   std::vector<ScaleUpRequest> requests;  // in the order the expander chose them
   std::vector<PodPtr> fit_existing;      // the nodes there are or that are coming hold them
+  // Of those, the ones on nodes of a group on their way, or on the node they were nominated to.
+  std::vector<PodOnNode> on_their_way;
+  std::vector<MissedPod> missed;         // nominated pods their node no longer holds
   std::vector<PodWithoutScaleUp> without;
 };
 
@@ -45,12 +61,14 @@ class ScaleUpPlanner {
       : options_(options), limits_(limits) {}
 
   // `added`: nodes asked for earlier in this loop by group; `excluded`: groups that failed
-  // earlier in this loop. `nodes`: what is read off the
-  // running nodes, kept across loops.
+  // earlier in this loop. `nominations`: the nodes on their way pods were promised; those
+  // pods are placed there first. `nodes`: what is read off the running nodes, kept across
+  // loops.
   ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
                        const std::vector<PodPtr>& pending, Expander& expander,
                        const std::map<std::string, int>& added,
-                       const std::set<std::string>& excluded, RunningNodeCache& nodes);
+                       const std::set<std::string>& excluded, const Nominations& nominations,
+                       RunningNodeCache& nodes);
 
  private:
   const ScaleUpOptions& options_;

@@ -34,6 +34,10 @@ class RecordingWriter : public KubeWriter {
     calls.push_back("Evict " + pod);
     return EvictionResult::kEvicted;
   }
+  absl::Status Nominate(const std::string& ns, const std::string& pod,
+                        std::optional<std::string>) override {
+    return Record("Nominate " + ns + "/" + pod);
+  }
   absl::Status RecordEvent(const EventRecord& e) override { return Record("Event " + e.reason); }
   absl::Status WriteConfigMap(const std::string& ns, const std::string& name,
                               const std::map<std::string, std::string>&,
@@ -66,6 +70,7 @@ TEST_CASE("a dry run changes no node, pod or Event: it logs what it would do",
   absl::StatusOr<EvictionResult> evicted = writer.Evict("ml", "train-0", absl::Seconds(30));
   REQUIRE(evicted.ok());
   CHECK(*evicted == EvictionResult::kEvicted);
+  CHECK(writer.Nominate("ml", "train-1", "gpu-3").ok());
   CHECK(writer
             .RecordEvent({{"Pod", "ml", "train-0", "uid-1"},
                           "Normal",
@@ -82,6 +87,7 @@ TEST_CASE("a dry run changes no node, pod or Event: it logs what it would do",
   CHECK(log.Contains("would label node gpu-2: nvidia.com/mig.config removed"));
   CHECK(log.Contains("Dry run: would delete node object gpu-1"));
   CHECK(log.Contains("Dry run: would evict pod ml/train-0"));
+  CHECK(log.Contains("Dry run: would set pod ml/train-1's nominatedNodeName=gpu-3"));
   CHECK(
       log.Contains("would record event Normal TriggeredScaleUp on Pod ml/train-0: pod "
                    "triggered scale-up: [{h100 0->1 (max: 4)}]"));

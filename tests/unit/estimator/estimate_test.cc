@@ -327,3 +327,85 @@ TEST_CASE("a group's GPU inventory read beforehand is the one its template nodes
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+PodSpec GpuPodFor(const std::string& name, std::vector<std::string> models) {
+  PodSpec p = testing::Pod(name, testing::Res({{"cpu", "1"}, {"nvidia.com/gpu", "8"}}), name);
+  p.tolerations.push_back(testing::TolerateGpu());
+  p.required_node_affinity = NodeSelector{
+      {NodeSelectorTerm{{Requirement{"gpu.model", SelectorOp::kIn, std::move(models)}}, {}}}};
+  return p;
+}
+
+NodeGroupSpec ModelGroup(const std::string& model, double price) {
+  NodeGroupSpec g = testing::GpuGroup(model, 8, 10, price);
+  g.node_template.labels["gpu.model"] = model;
+  return g;
+}
+
+Node UpcomingOf(const NodeGroupSpec& g, const std::string& name) {
+  Node n;
+  n.name = name;
+  n.upcoming = true;
+  n.group_id = g.id;
+  n.allocatable = g.node_template.allocatable;
+  n.labels = g.node_template.labels;
+  n.taints = g.node_template.taints;
+  return n;
+}
+
+TEST_CASE(
+    "a pod that accepts any GPU model does not take the upcoming node that the one-model pod "
+    "needs: the most constrained pods are placed first",
+    "[estimate]") {
+  const NodeGroupSpec v100 = ModelGroup("v100", 24.48), t4 = ModelGroup("t4", 10.0);
+  const std::vector<PodSpec> pods = {GpuPodFor("any", {"v100", "t4"}),
+                                     GpuPodFor("v100-only", {"v100"})};
+  const ScaleUpPlan plan = testing::Plan(pods, {v100, t4}, {UpcomingOf(v100, "upcoming-v100-0")});
+  REQUIRE(plan.on_existing.size() == 1);
+  CHECK(plan.on_existing[0].pod == 1);
+  CHECK(plan.on_existing[0].node == "upcoming-v100-0");
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].pods == std::vector<int>{0});
+}
+
+TEST_CASE("a nominated pod is placed on its own node before any other pod", "[estimate]") {
+  const NodeGroupSpec v100 = ModelGroup("v100", 24.48);
+  const std::vector<PodSpec> pods = {GpuPodFor("first", {"v100"}), GpuPodFor("promised", {"v100"})};
+  EstimateOptions options;
+  options.nominated = {-1, 0};
+  const ScaleUpPlan plan = testing::Plan(pods, {v100}, {UpcomingOf(v100, "upcoming-v100-0")},
+                                         "least-waste", options);
+  REQUIRE(plan.on_existing.size() == 1);
+  CHECK(plan.on_existing[0].pod == 1);
+  CHECK(plan.on_existing[0].node_index == 0);
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].pods == std::vector<int>{0});
+  CHECK(plan.missed.empty());
+}
+
+TEST_CASE("a nominated pod its node cannot hold is missed, with why, and planned again",
+          "[estimate]") {
+  NodeGroupSpec small = testing::GpuGroup("small", 4);
+  Node upcoming;
+  upcoming.name = "upcoming-small-0";
+  upcoming.upcoming = true;
+  upcoming.allocatable = small.node_template.allocatable;
+  upcoming.taints = small.node_template.taints;
+  std::vector<PodSpec> pods = {testing::Pod("big", testing::Res({{"nvidia.com/gpu", "8"}}), "big")};
+  pods[0].tolerations.push_back(testing::TolerateGpu());
+  EstimateOptions options;
+  options.nominated = {0};
+  const ScaleUpPlan plan = testing::Plan(pods, {small, testing::GpuGroup("large", 8)}, {upcoming},
+                                         "least-waste", options);
+  CHECK(plan.on_existing.empty());
+  REQUIRE(plan.missed.size() == 1);
+  CHECK_THAT(plan.missed[0].why, Catch::Contains("Insufficient nvidia.com/gpu"));
+  REQUIRE(plan.groups.size() == 1);
+  CHECK(plan.groups[0].group_id == "large");
+}
+
+}  // namespace
+}  // namespace gpua

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "autoscaler/sim/result_json.h"
 #include "cloudproviders/node_group_file.h"
@@ -189,6 +190,125 @@ TEST_CASE("a stockout of a group the node-group file lacks is an error naming th
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(std::string(r.status().message()),
              Catch::Contains("line 1") && Catch::Contains("a100"));
+}
+
+}  // namespace
+}  // namespace gpua::sim
+
+namespace gpua::sim {
+namespace {
+
+// Three pools of 8-GPU nodes of different models and prices, slow to boot.
+constexpr char kModelGroups[] = R"(
+nodeGroups:
+- id: v100-16gb
+  maxSize: 40
+  pricePerHour: 24.48
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "8"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "94", memory: 480Gi, pods: "110", nvidia.com/gpu: "8"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 5m}
+    gpuReadyDelay: {p50: 2m, p95: 4m}
+- id: v100-32gb
+  maxSize: 40
+  pricePerHour: 31.22
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-32GB, nvidia.com/gpu.count: "8"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "94", memory: 760Gi, pods: "110", nvidia.com/gpu: "8"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 5m}
+    gpuReadyDelay: {p50: 2m, p95: 4m}
+- id: t4
+  maxSize: 40
+  pricePerHour: 7.82
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-T4, nvidia.com/gpu.count: "8"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "94", memory: 360Gi, pods: "110", nvidia.com/gpu: "8"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 5m}
+    gpuReadyDelay: {p50: 2m, p95: 4m}
+)";
+
+// A pod of `gpus` GPUs that accepts the GPU models listed (any when none are).
+std::string ModelPod(int gpus, const std::vector<std::string>& models) {
+  std::string affinity;
+  if (!models.empty()) {
+    affinity = absl::StrCat(
+        R"(, "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": )",
+        R"({"nodeSelectorTerms": [{"matchExpressions": [{"key": "nvidia.com/gpu.product", )",
+        R"("operator": "In", "values": [")", absl::StrJoin(models, "\", \""), R"("]}]}]}}})");
+  }
+  return absl::StrCat(R"({"spec": {"tolerations": [{"operator": "Exists"}])", affinity,
+                      R"(, "containers": [{"name": "main", "resources": {"requests": )",
+                      R"({"cpu": "8", "nvidia.com/gpu": ")", gpus, R"("}}}]}})");
+}
+
+// A week of bursts, one every 8 hours: each brings pods that accept one model, two, or any
+// GPU, all at once, which need exactly 7 nodes (2 + 2 + 2 eight-GPU pods, 2 four-GPU pods).
+Trace BurstWeek() {
+  std::string text;
+  for (int burst = 0; burst < 21; ++burst) {
+    const int at = burst * 8 * 3600;
+    const auto line = [&](const std::string& name, int count, const std::string& pod) {
+      absl::StrAppend(&text, R"({"at": )", at, R"(, "name": ")", name, "-", burst,
+                      R"(", "count": )", count, R"(, "runFor": "2h", "pod": )", pod, "}\n");
+    };
+    line("any", 2, ModelPod(8, {}));
+    line("v100", 2, ModelPod(8, {"Tesla-V100-SXM2-16GB", "Tesla-V100-SXM2-32GB"}));
+    line("v100-32gb", 2, ModelPod(8, {"Tesla-V100-SXM2-32GB"}));
+    line("t4", 2, ModelPod(4, {"Tesla-T4"}));
+  }
+  return Parse(text);
+}
+
+SimulationOptions ModelOptions() {
+  SimulationOptions o;
+  auto groups = ParseNodeGroupFile(kModelGroups, "groups.yaml");
+  INFO((groups.ok() ? "" : std::string(groups.status().message())));
+  REQUIRE(groups.ok());
+  o.groups = *groups;
+  o.controller.scale_down.enabled = true;
+  for (NodeGroupConfig& g : o.groups) g.options.scale_down_unneeded_time = absl::Minutes(10);
+  return o;
+}
+
+TEST_CASE(
+    "pods that accept one GPU model, two or any, arriving together: exactly the planned nodes, "
+    "no repeat scale-up, every pod bound",
+    "[sim][nominations]") {
+  const Trace trace = BurstWeek();
+  const SimulationResult r = Run(trace, ModelOptions());
+  CHECK(r.total.scale_ups == 21 * 7);
+  CHECK(r.total.repeat_scale_ups == 0);
+  CHECK(r.pods_finished == 21 * 8);
+  CHECK(r.controller_warnings == 0);
+  CHECK(ResultJson(r)["repeat_scale_ups"] == 0);
+}
+
+TEST_CASE("the same week with the controller restarted while the nodes boot asks for nothing twice",
+          "[sim][nominations]") {
+  const Trace trace = BurstWeek();
+  SimulationOptions options = ModelOptions();
+  for (int burst = 0; burst < 21; ++burst) {
+    options.restart_controller_at.push_back(absl::Hours(8 * burst) + absl::Seconds(90));
+  }
+  const SimulationResult r = Run(trace, options);
+  CHECK(r.total.scale_ups == 21 * 7);
+  CHECK(r.total.repeat_scale_ups == 0);
+  CHECK(r.pods_finished == 21 * 8);
 }
 
 }  // namespace
