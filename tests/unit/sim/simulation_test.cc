@@ -311,5 +311,34 @@ TEST_CASE("the same week with the controller restarted while the nodes boot asks
   CHECK(r.pods_finished == 21 * 8);
 }
 
+TEST_CASE(
+    "a pod that accepts only the dearer V100 starts a node for an hour: that node goes after "
+    "its idle time and the cheaper node keeps its long pods",
+    "[sim][scale-down]") {
+  // Two 1-GPU pods: a quarter of the cheap node, under the 50% threshold.
+  const std::string v100_any = ModelPod(1, {"Tesla-V100-SXM2-16GB", "Tesla-V100-SXM2-32GB"});
+  const Trace trace = Parse(absl::StrCat(
+      R"({"at": "0s", "name": "long", "count": 2, "runFor": "2d", "pod": )", v100_any, "}\n",
+      R"({"at": "1h", "name": "short", "runFor": "1h", "pod": )",
+      ModelPod(4, {"Tesla-V100-SXM2-32GB"}), "}\n"));
+  const SimulationResult r = Run(trace, ModelOptions());
+  const auto group = [&](const std::string& id) {
+    for (const GroupFigures& g : r.groups) {
+      if (g.id == id) return g.figures;
+    }
+    FAIL("no group " << id);
+    return Figures{};
+  };
+  // One cheap node, for the long pods' two days (and its idle time after).
+  CHECK(group("v100-16gb").scale_ups == 1);
+  CHECK(group("v100-16gb").node_hours < 48.5);
+  CHECK(group("v100-32gb").scale_ups == 1);
+  CHECK(group("v100-32gb").scale_downs == 1);
+  // Billed for its hour of work, its start-up and its idle time, not for the long pods' days.
+  CHECK(group("v100-32gb").node_hours < 1.5);
+  CHECK(r.pods_restarted == 0);  // nothing was moved
+  CHECK(r.pods_finished == 3);
+}
+
 }  // namespace
 }  // namespace gpua::sim
