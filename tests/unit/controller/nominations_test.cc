@@ -41,6 +41,12 @@ struct Fixture {
   }
   // The group's target grows by `n`, as an increase does.
   void Increase(int n) { provider.groups[0].target_size += n; }
+  // An increase of two nodes, one for a and one for b, seen by the next loop.
+  void IncreaseForBoth() {
+    Increase(2);
+    book.Increase("h100", {{a}, {b}}, kNow);
+    Update(kNow + absl::Seconds(10));
+  }
   void Register(const std::string& name, absl::Time at, bool gpus) {
     auto n = NodeOf(name, H100Template(), at, true, gpus);
     provider.groups[0].instances.push_back({n->provider_id, InstanceState::kRunning, {}});
@@ -58,9 +64,7 @@ struct Fixture {
 TEST_CASE("the pods of an increase keep their node from upcoming to registered to started",
           "[controller][nominations]") {
   Fixture f;
-  f.Increase(2);
-  f.book.Increase("h100", {{f.a}, {f.b}}, kNow);
-  f.Update(kNow + absl::Seconds(10));
+  f.IncreaseForBoth();
   REQUIRE(f.book.SlotOf("uid-a") != nullptr);
   CHECK(f.book.SlotOf("uid-a")->upcoming == 0);
   CHECK(f.book.SlotOf("uid-b")->upcoming == 1);
@@ -85,9 +89,7 @@ TEST_CASE("the pods of an increase keep their node from upcoming to registered t
 TEST_CASE("a promise ends when its node is no longer on its way, or took too long",
           "[controller][nominations]") {
   Fixture f;
-  f.Increase(2);
-  f.book.Increase("h100", {{f.a}, {f.b}}, kNow);
-  f.Update(kNow + absl::Seconds(10));
+  f.IncreaseForBoth();
   // One instance failed and was given up: only one node is on its way now.
   f.provider.groups[0].target_size = 1;
   f.Update(kNow + absl::Minutes(1));

@@ -198,49 +198,30 @@ TEST_CASE("a stockout of a group the node-group file lacks is an error naming th
 namespace gpua::sim {
 namespace {
 
-// Three pools of 8-GPU nodes of different models and prices, slow to boot.
-constexpr char kModelGroups[] = R"(
-nodeGroups:
-- id: v100-16gb
-  maxSize: 40
-  pricePerHour: 24.48
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "8"}
+// A pool of 8-GPU nodes of one model, slow to boot, as the node-group file has it.
+std::string ModelGroupYaml(const std::string& id, double price, const std::string& product,
+                           const std::string& memory) {
+  return absl::StrCat("- id: ", id, "\n  maxSize: 40\n  pricePerHour: ", price,
+                      "\n  template:\n    metadata:\n      labels: {nvidia.com/gpu.product: ",
+                      product, R"(, nvidia.com/gpu.count: "8"})", "\n", R"(
     spec:
       taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
     status:
-      allocatable: {cpu: "94", memory: 480Gi, pods: "110", nvidia.com/gpu: "8"}
+      allocatable: {cpu: "94", memory: )",
+                      memory, R"(, pods: "110", nvidia.com/gpu: "8"}
   simulation:
     provisioningDelay: {p50: 2m, p95: 5m}
     gpuReadyDelay: {p50: 2m, p95: 4m}
-- id: v100-32gb
-  maxSize: 40
-  pricePerHour: 31.22
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-32GB, nvidia.com/gpu.count: "8"}
-    spec:
-      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
-    status:
-      allocatable: {cpu: "94", memory: 760Gi, pods: "110", nvidia.com/gpu: "8"}
-  simulation:
-    provisioningDelay: {p50: 2m, p95: 5m}
-    gpuReadyDelay: {p50: 2m, p95: 4m}
-- id: t4
-  maxSize: 40
-  pricePerHour: 7.82
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: Tesla-T4, nvidia.com/gpu.count: "8"}
-    spec:
-      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
-    status:
-      allocatable: {cpu: "94", memory: 360Gi, pods: "110", nvidia.com/gpu: "8"}
-  simulation:
-    provisioningDelay: {p50: 2m, p95: 5m}
-    gpuReadyDelay: {p50: 2m, p95: 4m}
-)";
+)");
+}
+
+// Three pools of different models and prices.
+std::string ModelGroups() {
+  return absl::StrCat("nodeGroups:\n",
+                      ModelGroupYaml("v100-16gb", 24.48, "Tesla-V100-SXM2-16GB", "480Gi"),
+                      ModelGroupYaml("v100-32gb", 31.22, "Tesla-V100-SXM2-32GB", "760Gi"),
+                      ModelGroupYaml("t4", 7.82, "Tesla-T4", "360Gi"));
+}
 
 // A pod of `gpus` GPUs that accepts the GPU models listed (any when none are).
 std::string ModelPod(int gpus, const std::vector<std::string>& models) {
@@ -276,7 +257,7 @@ Trace BurstWeek() {
 
 SimulationOptions ModelOptions() {
   SimulationOptions o;
-  auto groups = ParseNodeGroupFile(kModelGroups, "groups.yaml");
+  auto groups = ParseNodeGroupFile(ModelGroups(), "groups.yaml");
   INFO((groups.ok() ? "" : std::string(groups.status().message())));
   REQUIRE(groups.ok());
   o.groups = *groups;
