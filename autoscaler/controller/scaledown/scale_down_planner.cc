@@ -145,6 +145,8 @@ NodeJudgement Judge(int i, Judging& j) {
   if (!moving.empty()) {
     if (j.drains_left == 0) {
       out.deferred = true;
+      // It keeps its mark meanwhile: it counts against what its group may lose.
+      if (s.node->Marks().deletion_candidate) j.removals.Take(i, false, false);
       return out;
     }
     if (j.drains_left > 0) --j.drains_left;

@@ -459,5 +459,26 @@ TEST_CASE("a node whose GPUs are not advertised yet never carries the deletion-c
   CHECK(f.Names(plan.unmark) == std::vector<std::string>{"h100-0"});
 }
 
+TEST_CASE(
+    "a marked node whose drain waits for a later loop still counts against its group's min size",
+    "[controller][scale-down]") {
+  PricedFixture f;
+  f.AddGroup("h100", H100Template(), 55.04, /*min_size=*/1);
+  f.AddNodeTo("d", 0);  // due: judged first, and spends the loop's one drain simulation
+  f.AddPod("d", testing::Res({{"nvidia.com/gpu", "1"}}));
+  f.AddNodeTo("m", 0);  // marked a minute ago: its drain waits, its mark stays
+  f.AddPod("m", testing::Res({{"nvidia.com/gpu", "1"}}));
+  f.AddNodeTo("e", 0);  // empty: needs no drain simulation
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(30));
+  MarkedUnneeded(f.view.nodes[1], absl::Minutes(1));
+  f.options.non_empty_candidates = 1;
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(f.Removed(plan) == std::vector<std::string>{"d"});
+  // Three nodes, min 1: "d" goes and "m" keeps its mark, so "e" may not be a candidate too.
+  CHECK(f.JudgementOf(plan, "e").reason == "NodeGroupMinSizeReached");
+  CHECK(plan.mark.empty());
+  CHECK(plan.unmark.empty());
+}
+
 }  // namespace
 }  // namespace gpua
