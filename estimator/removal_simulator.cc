@@ -14,6 +14,7 @@ RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, StaticAdmissions& 
     : snapshot_(snapshot),
       policy_(std::move(policy)),
       excluded_(snapshot.size(), false),
+      avoided_(snapshot.size(), false),
       received_(snapshot.size()),
       admissions_(admissions) {
   admissions_.Begin(snapshot);
@@ -23,22 +24,35 @@ void RemovalSimulator::Exclude(size_t node) {
   if (node < excluded_.size()) excluded_[node] = true;
 }
 
+void RemovalSimulator::Avoid(size_t node, bool avoid) {
+  if (node >= avoided_.size()) return;
+  avoided_[node] = avoid;
+  any_avoided_ = any_avoided_ || avoid;
+}
+
 void RemovalSimulator::SetNodePrices(std::vector<double> price_per_hour) {
   price_ = std::move(price_per_hour);
   price_.resize(price_.empty() ? 0 : snapshot_.size(), 0);
 }
 
-int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
-                               std::string* why_not) {
+int RemovalSimulator::FirstHome(const PodSpec& pod, const ResourceVector& request,
+                                size_t leaving, bool avoided) {
   // Pods of one selection are admitted or refused alike by a node's labels and taints, and
   // most nodes refuse most pods: only the admitting ones are looked at, the cheap test first.
   for (const uint32_t n : admissions_.Admitting(pod)) {
-    if (n == leaving || excluded_[n] || Dearer(n, leaving)) continue;
+    if (n == leaving || excluded_[n] || avoided_[n] != avoided || Dearer(n, leaving)) continue;
     if (!Fits(request, snapshot_.node(n).free)) continue;
     if (!WhyNotOn(pod, request, n, true).has_value()) return static_cast<int>(n);
   }
-  *why_not = ClosestMiss(pod, request, leaving);
   return -1;
+}
+
+int RemovalSimulator::FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
+                               std::string* why_not) {
+  int home = FirstHome(pod, request, leaving, false);
+  if (home < 0 && any_avoided_) home = FirstHome(pod, request, leaving, true);
+  if (home < 0) *why_not = ClosestMiss(pod, request, leaving);
+  return home;
 }
 
 std::string RemovalSimulator::ClosestMiss(const PodSpec& pod, const ResourceVector& request,

@@ -26,6 +26,9 @@ class RemovalSimulator {
 
   // A node that takes no pods: one being removed, cordoned, or not ready.
   void Exclude(size_t node);
+  // A node pods go to only when no other holds them: a deletion candidate, which
+  // kube-scheduler also avoids (its PreferNoSchedule taint), and which may go itself later.
+  void Avoid(size_t node, bool avoid = true);
   // Each snapshot node's price per hour (0 where unknown): pods may move only onto nodes that
   // cost no more than the node they leave. Unset: every node is a destination.
   void SetNodePrices(std::vector<double> price_per_hour);
@@ -39,9 +42,11 @@ class RemovalSimulator {
                  Mode mode = Mode::kKeep);
 
  private:
-  // The first node that takes `pod`, or -1.
+  // The first node that takes `pod` (one not avoided if any), or -1.
   int FindHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
                std::string* why_not);
+  // The first node that takes `pod`, among those avoided or not.
+  int FirstHome(const PodSpec& pod, const ResourceVector& request, size_t leaving, bool avoided);
   // Why `pod` fits nowhere, told of the first other node with room for its requests.
   std::string ClosestMiss(const PodSpec& pod, const ResourceVector& request, size_t leaving);
   // Why node `n` does not take `pod` (its labels and taints left out when `admitted`).
@@ -54,6 +59,8 @@ class RemovalSimulator {
   ClusterSnapshot& snapshot_;
   const GpuPolicy policy_;
   std::vector<bool> excluded_;
+  std::vector<bool> avoided_;
+  bool any_avoided_ = false;
   std::vector<double> price_;  // by node; empty: prices play no part
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
   StaticAdmissions own_admissions_;                    // when the caller keeps none

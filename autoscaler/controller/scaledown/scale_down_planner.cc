@@ -77,6 +77,12 @@ struct Judging {
     for (size_t i = 0; i < snapshot.size(); ++i) {
       if (snapshot.node(i).props->unschedulable) simulator.Exclude(i);  // cordoned
     }
+    // Pods go to nodes that stay before candidates, as the scheduler prefers them too.
+    for (size_t i = 0; i < s.nodes.size(); ++i) {
+      if (snapshot_index[i] >= 0 && s.nodes[i].node->Marks().deletion_candidate) {
+        simulator.Avoid(static_cast<size_t>(snapshot_index[i]));
+      }
+    }
   }
 };
 
@@ -94,7 +100,9 @@ NodeJudgement Judge(int i, Judging& j) {
   const ProviderGroup& g = *j.state.groups[s.group].provider;
   NodeJudgement out;
   out.node = i;
+  const int at = j.snapshot_index[i];
   const auto no = [&](absl::string_view reason, std::string detail) {
+    if (at >= 0) j.simulator.Avoid(static_cast<size_t>(at), false);  // it stays
     out.reason = reason;
     out.detail = std::move(detail);
     return std::move(out);
@@ -156,8 +164,7 @@ NodeJudgement Judge(int i, Judging& j) {
   out.removed_now = !j.cooldown && out.unneeded_since + UnneededWait(s, j.state) <= j.now &&
                     j.removals.MayStartNow(empty);
   // Only a removal that starts now takes its node out and its pods' new room for good; a
-  // node that may go later is tried and stays room meanwhile.
-  const int at = j.snapshot_index[i];
+  // node that may go later is tried and stays room meanwhile, the last room pods are given.
   std::string why;
   if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why,
                                         out.removed_now ? RemovalSimulator::Mode::kKeep
@@ -166,6 +173,7 @@ NodeJudgement Judge(int i, Judging& j) {
     return no("NoPlaceToMovePods", why);
   }
   j.removals.Take(i, out.removed_now, empty);
+  if (at >= 0 && !out.removed_now) j.simulator.Avoid(static_cast<size_t>(at));
   if (out.removed_now) j.budgets = std::move(left);
   out.unneeded = true;
   return out;

@@ -154,3 +154,27 @@ TEST_CASE("pods never move onto a node dearer than the one they leave", "[remova
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("pods go to a node that stays before a node that may go itself", "[removal]") {
+  const std::vector<Node> nodes = {testing::CpuNode("leaving", "1"),
+                                   testing::CpuNode("candidate", "0"),
+                                   testing::CpuNode("staying", "2")};
+  ClusterSnapshot snapshot(nodes);
+  RemovalSimulator sim(snapshot);
+  sim.Avoid(1);
+  std::string why;
+  std::vector<const PodSpec*> pods;
+  for (const auto& p : nodes[0].pods) pods.push_back(p.get());
+  REQUIRE(sim.TryRemove(0, pods, &why));
+  CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 4000);
+  CHECK(snapshot.node(2).free[ResourceCatalog::kCpu] == 1000);
+  // When only the candidate has room, it takes the pod all the same.
+  const PodSpec big = testing::Pod("big", testing::Res({{"cpu", "3"}}), "app");
+  CHECK(sim.TryRemove(2, {&big}, &why, RemovalSimulator::Mode::kTrial));
+}
+
+}  // namespace
+}  // namespace gpua
