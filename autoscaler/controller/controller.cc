@@ -198,8 +198,10 @@ void Controller::WriteNominations(const ClusterView& view, const ClusterState& s
   for (const PodPtr& p : view.unschedulable) {
     const NodeSlot* slot = nominations_.SlotOf(p->spec.uid);
     if (slot == nullptr || slot->state_node < 0) continue;
+    // Set only while unset (KEP-5278): a nomination another component made is its own, and
+    // kube-scheduler clears the field after a failed attempt; the next loop sets it again.
+    if (!p->nominated_node.empty()) continue;
     const std::string& node = state.nodes[slot->state_node].node->node.name;
-    if (p->nominated_node == node) continue;
     const absl::Status s = writer_.Nominate(p->spec.namespace_name, p->spec.name, node);
     if (!s.ok()) log_.Warning(std::string(s.message()));
   }

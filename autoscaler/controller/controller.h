@@ -56,8 +56,8 @@ class Controller {
   // The pods that may trigger a scale-up, and those nominated to a node by this controller
   // (placed on it first, planned again if it no longer holds them).
   std::vector<PodPtr> WithOwnNominated(const PendingPods& pending) const;
-  // Each nominated pod's registered node in its nominatedNodeName; cleared where a
-  // nomination ended.
+  // Each nominated pod's registered node in its nominatedNodeName where that is unset; cleared
+  // where a nomination ended and the field still names its node.
   void WriteNominations(const ClusterView& view, const ClusterState& state);
   // Returns the GPU use of the nodes it judged (by node index; -1 where not judged).
   std::vector<double> RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);

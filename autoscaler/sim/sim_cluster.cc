@@ -453,8 +453,12 @@ bool SimCluster::MarkUnschedulable(const PodEntry& pending_pod) {
 
 bool SimCluster::Mark(SimPod& pod) {
   pod.found_no_node_at = room_version_;
-  if (pod.object->unschedulable) return false;
-  UpdatePod(pod, [](PodObject& p) { p.unschedulable = true; });
+  // A failed attempt clears the nominated node, as kube-scheduler does (1.35, and before 1.34).
+  if (pod.object->unschedulable && pod.object->nominated_node.empty()) return false;
+  UpdatePod(pod, [](PodObject& p) {
+    p.unschedulable = true;
+    p.nominated_node.clear();
+  });
   return true;
 }
 

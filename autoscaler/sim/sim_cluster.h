@@ -144,8 +144,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   static constexpr size_t kNodeChangesKept = 4096;
   bool IsBound(const std::string& key) const;
   void Bind(const std::string& key, const std::string& node);
-  // Marks it PodScheduled=False/Unschedulable, found no node at this room_version(); true
-  // when it was not marked before.
+  // Marks it PodScheduled=False/Unschedulable (its nominated node cleared), found no node at
+  // this room_version(); true when that changed it (an update the binary wakes its loop for).
   bool MarkUnschedulable(const std::string& key);
   bool MarkUnschedulable(const PodEntry& pending_pod);
 

@@ -162,6 +162,13 @@ bool SimScheduler::BindNominated(SimCluster& cluster, const std::string& key, co
   return true;
 }
 
+bool SimScheduler::SomeNodeHasRoom(const SimCluster& cluster, const SimPod& pod) {
+  for (const auto& [name, node] : AdmittingNodes(cluster, pod)) {
+    if (Fits(pod.request, node->free)) return true;
+  }
+  return false;
+}
+
 int SimScheduler::Run(SimCluster& cluster) {
   // The pods map's own keys and entries: nothing leaves it during a pass.
   std::vector<SimCluster::PodEntry> order;
@@ -200,6 +207,9 @@ int SimScheduler::Run(SimCluster& cluster) {
       continue;
     }
     const bool nominated = !pod.object->nominated_node.empty();
+    // kube-scheduler's queueing hints: an unschedulable pod is tried again only after an event
+    // that may let it fit, so a nominated pod no node has room for keeps its nomination.
+    if (nominated && pod.object->unschedulable && !SomeNodeHasRoom(cluster, pod)) continue;
     if (nominated && BindNominated(cluster, key, pod, kept)) continue;  // its room was kept
     if (nominated || !no_room.contains(pod.arrival->shape_id)) {
       if (nominated) release(pod);

@@ -4,7 +4,9 @@
 // scores best: the default profile's LeastAllocated (the most free cpu and memory left), or
 // MostAllocated (the least), nodes with a PreferNoSchedule taint the pod does not tolerate
 // last. A pod nominated to a node (status.nominatedNodeName) is tried there first, and its room
-// there is kept from other pods, as kube-scheduler's nominator does. A gang is bound only when
+// there is kept from other pods, as kube-scheduler's nominator does; a failed attempt clears
+// the nomination, and an unschedulable nominated pod is tried again only once some node has
+// room for it (kube-scheduler's queueing hints). A gang is bound only when
 // enough members to start are bound or can be bound together (kube-scheduler's coscheduling
 // Permit). What fits nowhere is marked unschedulable, which is
 // what the autoscaler watches for.
@@ -46,6 +48,8 @@ class SimScheduler {
   // Brings `nodes`, the admitting nodes for `pod`'s shape, up to date with the nodes `changed`.
   void FollowChanges(const SimCluster& cluster, const SimPod& pod,
                      std::vector<std::string>& changed, NodeList& nodes);
+  // Whether a node that admits the pod has its requests free, nominations aside.
+  bool SomeNodeHasRoom(const SimCluster& cluster, const SimPod& pod);
   // Each node's free room less what the pending pods nominated to it need.
   static Claims NominatedRoom(const SimCluster& cluster);
   // Binds the pod to its nominated node when it fits there; `kept` as NominatedRoom made it.
