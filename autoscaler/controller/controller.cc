@@ -108,12 +108,13 @@ LoopReport Controller::RunOnce(absl::Time now) {
                      now);
         });
       }
-      WriteNominations(view, state);
+      WriteNominations(view, state, now);
       std::vector<double> gpu_use;
       Timed(report, "scaleDown", [&] { gpu_use = RunScaleDown(view, report, now); });
       CountIdleGpus(view, gpu_use, report);
       node_cache_.ForgetUnused();
       pod_events_.Keep(pending_uids);
+      nomination_warnings_.Keep(pending_uids);
     }
     status_.Write(state, report.scale_down, now);
   }
@@ -180,7 +181,14 @@ std::vector<PodPtr> Controller::WithOwnNominated(const PendingPods& pending) con
   return out;
 }
 
-void Controller::WriteNominations(const ClusterView& view, const ClusterState& state) {
+void Controller::WriteNominations(const ClusterView& view, const ClusterState& state,
+                                  absl::Time now) {
+  // A ClusterRole without pods/status (cluster-autoscaler's, say) fails each write: said once
+  // a pod in a while, not every loop.
+  const auto warn = [&](const PodObject& p, const absl::Status& s) {
+    const std::string message(s.message());
+    if (nomination_warnings_.ShouldSay(p.spec.uid, message, now)) log_.Warning(message);
+  };
   absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, const PodObject*> pods;
   const std::vector<Nominations::Released> released = nominations_.TakeReleased();
   if (!released.empty()) {
@@ -193,7 +201,7 @@ void Controller::WriteNominations(const ClusterView& view, const ClusterState& s
     if (it == pods.end() || it->second->nominated_node != r.node) continue;
     if (nominations_.SlotOf(it->second->spec.uid) != nullptr) continue;  // nominated again
     const absl::Status s = writer_.Nominate(r.namespace_name, r.name, std::nullopt);
-    if (!s.ok()) log_.Warning(std::string(s.message()));
+    if (!s.ok()) warn(*it->second, s);
   }
   for (const PodPtr& p : view.unschedulable) {
     const NodeSlot* slot = nominations_.SlotOf(p->spec.uid);
@@ -203,7 +211,7 @@ void Controller::WriteNominations(const ClusterView& view, const ClusterState& s
     if (!p->nominated_node.empty()) continue;
     const std::string& node = state.nodes[slot->state_node].node->node.name;
     const absl::Status s = writer_.Nominate(p->spec.namespace_name, p->spec.name, node);
-    if (!s.ok()) log_.Warning(std::string(s.message()));
+    if (!s.ok()) warn(*p, s);
   }
 }
 

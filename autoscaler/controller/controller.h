@@ -58,7 +58,7 @@ class Controller {
   std::vector<PodPtr> WithOwnNominated(const PendingPods& pending) const;
   // Each nominated pod's registered node in its nominatedNodeName where that is unset; cleared
   // where a nomination ended and the field still names its node.
-  void WriteNominations(const ClusterView& view, const ClusterState& state);
+  void WriteNominations(const ClusterView& view, const ClusterState& state, absl::Time now);
   // Returns the GPU use of the nodes it judged (by node index; -1 where not judged).
   std::vector<double> RunScaleDown(const ClusterView& view, LoopReport& report, absl::Time now);
   // The pods of preempted nodes that must find a new home, added to the pending ones.
@@ -96,6 +96,7 @@ class Controller {
   ScaleDownActuator scale_down_actuator_;
   ScaleDownClock scale_down_clock_;
   PodEventMemory pod_events_;
+  PodEventMemory nomination_warnings_;  // failed nominatedNodeName writes, said now and then
   bool was_healthy_ = true;
   std::string priority_config_seen_;  // the priorities text last read, to report errors once
 };
