@@ -151,7 +151,7 @@ SimScheduler::Claims SimScheduler::NominatedRoom(const SimCluster& cluster) {
 
 bool SimScheduler::BindNominated(SimCluster& cluster, const std::string& key, const SimPod& pod,
                                  Claims& kept) {
-  const std::string& name = pod.object->nominated_node;
+  const std::string name = pod.object->nominated_node;  // binding replaces the pod's object
   auto node = cluster.nodes().find(name);
   auto room = kept.find(name);
   if (node == cluster.nodes().end() || room == kept.end()) return false;
