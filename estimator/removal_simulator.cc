@@ -84,7 +84,7 @@ std::optional<std::string> RemovalSimulator::WhyNotOn(const PodSpec& pod,
 }
 
 bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods,
-                                 std::string* why_not, Mode mode) {
+                                 std::string* why_not) {
   std::vector<const PodSpec*> pods = own_pods;
   if (index < received_.size())
     pods.insert(pods.end(), received_[index].begin(), received_[index].end());
@@ -102,10 +102,6 @@ bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>
     }
     snapshot_.AddPods(static_cast<size_t>(home), pod, request);
     placed.emplace_back(static_cast<size_t>(home), pod);
-  }
-  if (mode == Mode::kTrial) {
-    snapshot_.Revert();
-    return true;
   }
   snapshot_.Commit();
   for (const auto& [home, pod] : placed) received_[home].push_back(pod);

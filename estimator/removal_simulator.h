@@ -2,7 +2,6 @@
 // the node is removed. Removals the caller keeps are kept in the snapshot: the moved pods
 // stay where they were placed and the removed node takes no more, so two removals never
 // count on the same room; and a node that took pods moves them on again if it goes too.
-// A trial (a node that may go later, not now) changes nothing: a node that stays is room.
 // Given node prices, pods never move onto a node dearer than the one they leave: that would
 // keep the dearer node alive so that a cheaper one can go.
 #ifndef GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
@@ -33,13 +32,11 @@ class RemovalSimulator {
   // cost no more than the node they leave. Unset: every node is a destination.
   void SetNodePrices(std::vector<double> price_per_hour);
 
-  enum class Mode { kKeep, kTrial };
   // Moves `pods` (and whatever earlier removals placed there) off node `index` onto the
-  // other nodes. When all fit, returns true and, with kKeep, keeps the placements and
-  // excludes the node (kTrial changes nothing); otherwise changes nothing and says in
-  // `why_not` which pod fits nowhere and why not on the first other node with room for it.
-  bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not,
-                 Mode mode = Mode::kKeep);
+  // other nodes. When all fit, keeps the placements, excludes the node and returns true;
+  // otherwise changes nothing and says in `why_not` which pod fits nowhere and why not on
+  // the first other node with room for it.
+  bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not);
 
  private:
   // The first node that takes `pod` (one not avoided if any), or -1.

@@ -163,17 +163,14 @@ NodeJudgement Judge(int i, Judging& j) {
   const bool empty = out.to_evict.empty();
   out.removed_now = !j.cooldown && out.unneeded_since + UnneededWait(s, j.state) <= j.now &&
                     j.removals.MayStartNow(empty);
-  // Only a removal that starts now takes its node out and its pods' new room for good; a
-  // node that may go later is tried and stays room meanwhile, the last room pods are given.
+  // A candidate the budget allows goes now or when its time comes: it takes its pods' new
+  // room and no pods of the nodes judged after it (a node that stays was refused above).
   std::string why;
-  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why,
-                                        out.removed_now ? RemovalSimulator::Mode::kKeep
-                                                        : RemovalSimulator::Mode::kTrial)) {
+  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why)) {
     out.removed_now = false;
     return no("NoPlaceToMovePods", why);
   }
   j.removals.Take(i, out.removed_now, empty);
-  if (at >= 0 && !out.removed_now) j.simulator.Avoid(static_cast<size_t>(at));
   if (out.removed_now) j.budgets = std::move(left);
   out.unneeded = true;
   return out;

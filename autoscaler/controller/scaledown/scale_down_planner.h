@@ -8,9 +8,10 @@
 // taint, so a restart loses no clock. An unneeded node whose group's unneeded time has passed
 // is removed, empty ones in bulk and the others a few at a time, and not while a cooldown
 // runs (judging goes on in one, so the unneeded time keeps running, as in
-// cluster-autoscaler). Only the nodes removed now are taken out of the simulation, with
-// their pods placed for good, in the order they go: the dearest first, and pods never move
-// onto a dearer node so that a cheaper one can go. Pure: view and state in, a plan out.
+// cluster-autoscaler). A candidate takes its pods' new room and none of later nodes' pods,
+// in judging order: due nodes first, the dearest first; pods go to nodes that stay before
+// candidates, and never onto a dearer node so that a cheaper one can go. Pure: view and
+// state in, a plan out.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 
