@@ -314,6 +314,13 @@ struct PricedFixture : Fixture {
     view.nodes.push_back(n);
     return view.nodes.back();
   }
+  // A cheaper and a dearer pool of 8-GPU nodes, with a node each.
+  void AddV100Pools(const std::string& cheap, const std::string& dear) {
+    AddGroup("v100-16gb", H100Template(), 24.48);
+    AddGroup("v100-32gb", H100Template(), 31.22);
+    AddNodeTo(cheap, 0);
+    AddNodeTo(dear, 1);
+  }
   const NodeJudgement& JudgementOf(const ScaleDownPlan& plan, const std::string& name) {
     for (const NodeJudgement& j : plan.judged) {
       if (state.nodes[j.node].node->node.name == name) return j;
@@ -386,10 +393,7 @@ TEST_CASE(
 TEST_CASE("of two nodes that could each take the other's pods, the dearer goes",
           "[controller][scale-down]") {
   PricedFixture f;
-  f.AddGroup("v100-16gb", H100Template(), 24.48);
-  f.AddGroup("v100-32gb", H100Template(), 31.22);
-  f.AddNodeTo("a-cheap", 0);
-  f.AddNodeTo("b-dear", 1);
+  f.AddV100Pools("a-cheap", "b-dear");
   f.AddPod("a-cheap", testing::Res({{"nvidia.com/gpu", "1"}}));
   f.AddPod("b-dear", testing::Res({{"nvidia.com/gpu", "1"}}));
   for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(10));
@@ -403,10 +407,7 @@ TEST_CASE("of two nodes that could each take the other's pods, the dearer goes",
 TEST_CASE("pods never move onto a dearer node so that a cheaper one can go",
           "[controller][scale-down]") {
   PricedFixture f;
-  f.AddGroup("v100-16gb", H100Template(), 24.48);
-  f.AddGroup("v100-32gb", H100Template(), 31.22);
-  f.AddNodeTo("cheap", 0);
-  f.AddNodeTo("dear", 1);
+  f.AddV100Pools("cheap", "dear");
   // The dear node runs an hour-long job on 4 GPUs: busy, and with room for the cheap node's.
   f.AddPod("dear", testing::Res({{"nvidia.com/gpu", "4"}}));
   f.AddPod("cheap", testing::Res({{"nvidia.com/gpu", "2"}}));
