@@ -56,6 +56,22 @@ void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existin
   }
 }
 
+// The gangs among `classes`, by name (a stable order), each with its classes in the order
+// `order` lists them (class order when null).
+std::map<std::string, std::vector<size_t>> GangClasses(const std::vector<PodClass>& classes,
+                                                       const std::vector<size_t>* order = nullptr) {
+  std::map<std::string, std::vector<size_t>> gangs;
+  const auto add = [&](size_t ci) {
+    if (classes[ci].pod->gang.has_value()) gangs[classes[ci].pod->gang->name].push_back(ci);
+  };
+  if (order != nullptr) {
+    for (size_t ci : *order) add(ci);
+  } else {
+    for (size_t ci = 0; ci < classes.size(); ++ci) add(ci);
+  }
+  return gangs;
+}
+
 // Places the nominated members of class `c` on their own nodes (of the first `existing`), puts
 // those placed first among its members, and reports those their node no longer holds.
 void PlaceClassOnNominated(PodClass& c, const std::vector<int>& nominated,
@@ -105,16 +121,12 @@ void PlaceNominated(std::vector<PodClass>& classes, const std::vector<int>& nomi
                     ClusterSnapshot& snapshot, size_t existing, const GpuPolicy& policy,
                     ScaleUpPlan& plan) {
   if (nominated.empty()) return;
-  std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
-  for (size_t ci = 0; ci < classes.size(); ++ci) {
-    if (classes[ci].pod->gang.has_value()) {
-      gangs[classes[ci].pod->gang->name].push_back(ci);
-      continue;
-    }
-    PlaceClassOnNominated(classes[ci], nominated, snapshot, existing, policy, plan.on_existing,
+  for (PodClass& c : classes) {
+    if (c.pod->gang.has_value()) continue;
+    PlaceClassOnNominated(c, nominated, snapshot, existing, policy, plan.on_existing,
                           plan.missed);
   }
-  for (const auto& [name, members] : gangs) {
+  for (const auto& [name, members] : GangClasses(classes)) {
     snapshot.Fork();
     std::vector<std::pair<size_t, PodClass>> before;
     std::vector<ExistingPlacement> placed;
@@ -169,18 +181,16 @@ void PlaceOnExisting(std::vector<PodClass>& classes, const std::vector<int>& adm
   const size_t existing = snapshot.size();
   admissions.Begin(snapshot);  // over the first `existing` nodes, which stay
   PlaceNominated(classes, options.nominated, snapshot, existing, policy, plan);
-  std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
-  for (size_t ci : MostConstrainedFirst(classes, admitting_groups, admissions, existing)) {
+  const std::vector<size_t> order =
+      MostConstrainedFirst(classes, admitting_groups, admissions, existing);
+  for (size_t ci : order) {
     PodClass& c = classes[ci];
-    if (c.pod->gang.has_value()) {
-      gangs[c.pod->gang->name].push_back(ci);
-      continue;
-    }
+    if (c.pod->gang.has_value()) continue;
     PlaceClassOnExisting(c, snapshot, existing, policy, admissions, plan.on_existing);
   }
   // A gang whose nodes are coming up (or that fits beside others) needs no new node: were
   // it planned only on new nodes, each loop would ask for more while the first ones boot.
-  for (const auto& [name, members] : gangs) {
+  for (const auto& [name, members] : GangClasses(classes, &order)) {
     const GangRef& gang = *classes[members[0]].pod->gang;
     int64_t pending = 0;
     for (size_t ci : members) pending += classes[ci].remaining();
@@ -408,11 +418,9 @@ class Estimator {
   // Gangs go first, each all or nothing and in one group: the plan holds at least its
   // minMember pods, or none of them and one reason per group.
   void PlanGangs(Expander& expander, ScaleUpPlan& plan) {
-    std::map<std::string, std::vector<size_t>> gangs;  // by name: a stable order
-    for (size_t ci = 0; ci < classes_.size(); ++ci) {
-      if (classes_[ci].pod->gang.has_value()) gangs[classes_[ci].pod->gang->name].push_back(ci);
+    for (const auto& [name, members] : GangClasses(classes_)) {
+      PlanGang(name, members, expander, plan);
     }
-    for (const auto& [name, members] : gangs) PlanGang(name, members, expander, plan);
   }
 
   void PlanGang(const std::string& name, const std::vector<size_t>& members, Expander& expander,

@@ -186,7 +186,7 @@ int SimScheduler::Run(SimCluster& cluster) {
     auto room = kept.find(pod.object->nominated_node);
     if (room != kept.end()) AddInto(room->second, pod.request);
   };
-  const auto bound = [&](const std::string& node, const SimPod& pod) {
+  const auto take = [&](const std::string& node, const SimPod& pod) {
     auto room = kept.find(node);
     if (room != kept.end()) SubtractFrom(room->second, pod.request);
   };
@@ -216,12 +216,11 @@ int SimScheduler::Run(SimCluster& cluster) {
       const std::string node = FindNode(cluster, pod, kept);
       if (!node.empty()) {
         cluster.Bind(key, node);
-        bound(node, pod);
+        take(node, pod);
         continue;
       }
       if (nominated) {
-        auto room = kept.find(pod.object->nominated_node);
-        if (room != kept.end()) SubtractFrom(room->second, pod.request);
+        take(pod.object->nominated_node, pod);  // its room stays kept for it
       } else {
         no_room.insert(pod.arrival->shape_id);
       }

@@ -26,8 +26,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "autoscaler/controller/cluster_state.h"
-#include "base/log.h"
 #include "autoscaler/controller/cluster_view.h"
+#include "base/log.h"
 
 namespace gpua {
 
