@@ -7,7 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/planning/drain_facts.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/controller/spot/preemptions.h"
 #include "estimator/gpu/gpu_resource.h"

@@ -24,7 +24,7 @@
 #include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/nominations.h"

@@ -59,6 +59,60 @@ std::string Allowed(const Layer& layer) {
   return out;
 }
 
+// The controller's rooms: a file in autoscaler/controller/ROOM/ may include the controller's
+// own top-level files (its model and seams) and the rooms listed here, never another. The
+// loop itself (the top-level files) may include every room.
+struct Room {
+  const char* name;
+  std::vector<std::string> may_include;
+};
+
+const std::vector<Room>& ControllerRooms() {
+  static const std::vector<Room> kRooms = {
+      {"planning", {}},
+      {"spot", {"planning"}},
+      {"status", {"planning"}},
+      {"scaleup", {"planning", "status"}},
+      {"scaledown", {"planning", "spot", "status"}},
+      {"metrics", {"planning", "scaleup", "scaledown", "spot", "status"}},
+  };
+  return kRooms;
+}
+
+constexpr char kControllerFolder[] = "autoscaler/controller/";
+
+// "scaleup" for "autoscaler/controller/scaleup/x.h"; "" for a top-level file of the
+// controller; nullopt outside the controller.
+std::optional<std::string> RoomOf(const std::string& path) {
+  const std::string folder = kControllerFolder;
+  if (path.rfind(folder, 0) != 0) return std::nullopt;
+  const std::string rest = path.substr(folder.size());
+  const size_t slash = rest.find('/');
+  return slash == std::string::npos ? "" : rest.substr(0, slash);
+}
+
+const Room* FindRoom(const std::string& name) {
+  for (const Room& r : ControllerRooms()) {
+    if (name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+// Empty when a file of room `from` may include one of room `to`; else the rule it breaks.
+std::string RoomRule(const std::string& from, const std::string& to) {
+  if (from.empty() || to.empty() || from == to) return "";
+  const Room* room = FindRoom(from);
+  if (room == nullptr) return "";  // reported once per file, not per include
+  if (FindRoom(to) == nullptr) return "controller/" + to + "/ is not one of the controller's rooms";
+  if (std::find(room->may_include.begin(), room->may_include.end(), to) !=
+      room->may_include.end()) {
+    return "";
+  }
+  std::string allowed = "the controller's top-level files";
+  for (const std::string& r : room->may_include) allowed += ", " + r + "/";
+  return "controller/" + from + "/ may include only " + allowed + ", not " + to + "/";
+}
+
 bool Forbidden(const Layer& layer, const std::string& target) {
   return target != layer.name && std::find(layer.may_include.begin(), layer.may_include.end(),
                                            target) == layer.may_include.end();
@@ -90,6 +144,9 @@ void CheckInclude(const Layer& layer, const std::string& file, int line, const s
     out.push_back(
         {file, line, shown,
          std::string(layer.name) + " may include only " + Allowed(layer) + ", not " + *target});
+  } else if (const auto from = RoomOf(file), to = RoomOf(include); from && to) {
+    const std::string rule = RoomRule(*from, *to);
+    if (!rule.empty()) out.push_back({file, line, shown, rule});
   }
 }
 
@@ -108,6 +165,13 @@ std::vector<Violation> CheckFile(const std::string& relative, const std::string&
           {relative, 0, relative, "autoscaler/ holds only controller/, kube/, sim/ and cli/"});
     }
     return out;
+  }
+  if (const auto room = RoomOf(relative); room && !room->empty() && FindRoom(*room) == nullptr) {
+    out.push_back({relative, 0, relative,
+                   "autoscaler/controller/" + *room +
+                       "/ is not one of the controller's rooms (planning, spot, status, scaleup, "
+                       "scaledown, metrics): add it to the rooms of layer_rules.cc and "
+                       "ARCHITECTURE.md"});
   }
   static const std::regex kInclude(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");
   static const std::regex kNow(R"(\babsl::Now\s*\()");

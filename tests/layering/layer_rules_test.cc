@@ -98,5 +98,57 @@ TEST_CASE("a planted wrong include in a tree on disk fails the check", "[layerin
                                      "\"autoscaler/kube/api_client.h\": controller may include"));
 }
 
+TEST_CASE("scale-down including scale-up fails: the planners share only the planning room",
+          "[layering]") {
+  const auto v = Lines(CheckFile("autoscaler/controller/scaledown/scale_down_planner.cc",
+                                 "#include \"autoscaler/controller/cluster_state.h\"\n"
+                                 "#include \"autoscaler/controller/planning/planning_cluster.h\"\n"
+                                 "#include \"autoscaler/controller/scaleup/resource_limits.h\"\n"));
+  REQUIRE(v.size() == 1);
+  CHECK(v[0] ==
+        "autoscaler/controller/scaledown/scale_down_planner.cc:3: "
+        "\"autoscaler/controller/scaleup/resource_limits.h\": controller/scaledown/ may include "
+        "only the controller's top-level files, planning/, spot/, status/, not scaleup/");
+}
+
+TEST_CASE("the planning room includes no other room, the loop includes every room",
+          "[layering]") {
+  CHECK(Lines(CheckFile("autoscaler/controller/planning/planning_cluster.h",
+                        "#include \"autoscaler/controller/scaledown/removal_budget.h\"\n"))
+            .size() == 1);
+  CHECK(CheckFile("autoscaler/controller/controller.cc",
+                  "#include \"autoscaler/controller/scaledown/removal_budget.h\"\n"
+                  "#include \"autoscaler/controller/scaleup/scale_up_planner.h\"\n")
+            .empty());
+  CHECK(CheckFile("autoscaler/controller/metrics/autoscaler_metrics.cc",
+                  "#include \"autoscaler/controller/scaleup/scale_up_actuator.h\"\n")
+            .empty());
+}
+
+TEST_CASE("a controller subfolder that is no room is named, and so is an include of one",
+          "[layering]") {
+  const auto v = Lines(CheckFile("autoscaler/controller/misc/helpers.cc",
+                                 "#include \"autoscaler/controller/cluster_state.h\"\n"));
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(v[0], Catch::Contains("autoscaler/controller/misc/ is not one of the controller's rooms"));
+  const auto w = Lines(CheckFile("autoscaler/controller/scaleup/x.cc",
+                                 "#include \"autoscaler/controller/misc/helpers.h\"\n"));
+  REQUIRE(w.size() == 1);
+  CHECK_THAT(w[0], Catch::Contains("controller/misc/ is not one of the controller's rooms"));
+}
+
+TEST_CASE("a planted cross-room include in a tree on disk fails the check", "[layering]") {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() /
+                                     ("gpua-rooms-" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(root / "autoscaler/controller/scaledown");
+  std::ofstream(root / "autoscaler/controller/scaledown/planner.cc")
+      << "#include \"autoscaler/controller/planning/limits.h\"\n"
+         "#include \"autoscaler/controller/scaleup/planner.h\"\n";
+  const auto v = Lines(CheckTree(root));
+  std::filesystem::remove_all(root);
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(v[0], Catch::StartsWith("autoscaler/controller/scaledown/planner.cc:2: "));
+}
+
 }  // namespace
 }  // namespace gpua::layering

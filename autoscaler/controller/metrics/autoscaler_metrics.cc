@@ -2,7 +2,7 @@
 
 #include "absl/time/time.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

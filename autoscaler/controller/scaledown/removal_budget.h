@@ -13,7 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 
 namespace gpua {
 

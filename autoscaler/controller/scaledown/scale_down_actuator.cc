@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/events.h"
-#include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/planning/drain_facts.h"
 
 namespace gpua {
 namespace {

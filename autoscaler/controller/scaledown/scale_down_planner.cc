@@ -8,10 +8,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/planning/drain_facts.h"
 #include "autoscaler/controller/scaledown/removal_budget.h"
-#include "autoscaler/controller/scaleup/planning_cluster.h"
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 #include "estimator/removal_simulator.h"
 
 namespace gpua {

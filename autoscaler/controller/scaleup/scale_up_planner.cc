@@ -1,7 +1,7 @@
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
 
-#include "autoscaler/controller/scaleup/planning_cluster.h"
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 
 namespace gpua {
 namespace {

@@ -14,7 +14,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaleup/nominations.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/estimate.h"

@@ -2,8 +2,8 @@
 // --memory-total, --gpu-total) as the estimator's budgets: what is left of each, counting
 // registered nodes, nodes on their way and nodes asked for earlier in the loop, and what one
 // new node of each group takes of it.
-#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_
-#define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_
+#ifndef GPUA_AUTOSCALER_CONTROLLER_PLANNING_RESOURCE_LIMITS_H_
+#define GPUA_AUTOSCALER_CONTROLLER_PLANNING_RESOURCE_LIMITS_H_
 
 #include <map>
 #include <string>
@@ -37,4 +37,4 @@ std::vector<ResourceBudget> LimitBudgets(const ClusterLimits& limits, const Clus
 
 }  // namespace gpua
 
-#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEUP_RESOURCE_LIMITS_H_
+#endif  // GPUA_AUTOSCALER_CONTROLLER_PLANNING_RESOURCE_LIMITS_H_

@@ -1,4 +1,4 @@
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 
 #include <algorithm>
 

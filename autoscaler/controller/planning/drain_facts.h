@@ -1,8 +1,8 @@
 // What the cluster says about each pod of a node, for the drain rules
 // (estimator/drain_rules.h): its controller (watched kinds that exist, are gone, or kinds
 // not watched), the PodDisruptionBudgets that cover it, and its own marks.
-#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_DRAIN_FACTS_H_
-#define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_DRAIN_FACTS_H_
+#ifndef GPUA_AUTOSCALER_CONTROLLER_PLANNING_DRAIN_FACTS_H_
+#define GPUA_AUTOSCALER_CONTROLLER_PLANNING_DRAIN_FACTS_H_
 
 #include <vector>
 
@@ -19,4 +19,4 @@ std::vector<int> BudgetsAllowed(const ClusterView& view);
 
 }  // namespace gpua
 
-#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_DRAIN_FACTS_H_
+#endif  // GPUA_AUTOSCALER_CONTROLLER_PLANNING_DRAIN_FACTS_H_

@@ -5,8 +5,8 @@
 // entry is kept by identity: the same Node object and the same pod objects on it (the caches
 // hand out a new object for every change, and the entry holds the old ones, so an address is
 // never reused while it is compared).
-#ifndef GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
-#define GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
+#ifndef GPUA_AUTOSCALER_CONTROLLER_PLANNING_RUNNING_NODE_CACHE_H_
+#define GPUA_AUTOSCALER_CONTROLLER_PLANNING_RUNNING_NODE_CACHE_H_
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
 #include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 #include "estimator/node_room.h"
 #include "estimator/node_utilization.h"
 
@@ -124,4 +124,4 @@ class RunningNodeCache {
 
 }  // namespace gpua
 
-#endif  // GPUA_AUTOSCALER_CONTROLLER_RUNNING_NODE_CACHE_H_
+#endif  // GPUA_AUTOSCALER_CONTROLLER_PLANNING_RUNNING_NODE_CACHE_H_

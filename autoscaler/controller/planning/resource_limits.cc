@@ -1,9 +1,9 @@
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_resource.h"
 

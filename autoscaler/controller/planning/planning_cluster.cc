@@ -1,4 +1,4 @@
-#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The cluster the scale-up planner plans on: nodes a group is still bringing up.
-#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
 
 #include <catch2/catch.hpp>
 

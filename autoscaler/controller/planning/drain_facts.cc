@@ -1,4 +1,4 @@
-#include "autoscaler/controller/scaledown/drain_facts.h"
+#include "autoscaler/controller/planning/drain_facts.h"
 
 #include <algorithm>
 

@@ -1,10 +1,10 @@
 // The running nodes' rooms kept from loop to loop: shared while nothing on the node changed,
 // worked out again when it did, and the same snapshot either way.
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 
 #include <catch2/catch.hpp>
 
-#include "autoscaler/controller/scaleup/planning_cluster.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
 #include "estimator/cluster_snapshot.h"
 #include "tests/unit/controller/controller_test_util.h"
 

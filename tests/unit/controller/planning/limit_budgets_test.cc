@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/running_node_cache.h"
-#include "autoscaler/controller/scaleup/resource_limits.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {

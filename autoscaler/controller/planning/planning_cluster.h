@@ -4,8 +4,8 @@
 // not planned for twice; the nodes each group has been asked for and not registered yet, as
 // copies of its template), and the groups that may grow now. A group left out has its
 // reason, for the pods it cannot help.
-#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
-#define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
+#ifndef GPUA_AUTOSCALER_CONTROLLER_PLANNING_PLANNING_CLUSTER_H_
+#define GPUA_AUTOSCALER_CONTROLLER_PLANNING_PLANNING_CLUSTER_H_
 
 #include <map>
 #include <set>
@@ -14,7 +14,7 @@
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/running_node_cache.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 #include "estimator/node.h"
 
 namespace gpua {
@@ -68,4 +68,4 @@ NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
 
 }  // namespace gpua
 
-#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEUP_PLANNING_CLUSTER_H_
+#endif  // GPUA_AUTOSCALER_CONTROLLER_PLANNING_PLANNING_CLUSTER_H_
