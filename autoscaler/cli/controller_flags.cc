@@ -4,11 +4,23 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
+#include "cloudproviders/provider_registry.h"
 
 namespace gpua {
 namespace {
+
+// "externalgrpc: the plugin's cloud-config ...; simulated: the node-group file".
+std::string CloudConfigHelp() {
+  std::vector<std::string> parts;
+  const ProviderRegistry& providers = ProviderRegistry::Builtin();
+  for (const std::string& name : providers.Names()) {
+    parts.push_back(absl::StrCat(name, ": ", providers.Find(name)->cloud_config_help));
+  }
+  return absl::StrJoin(parts, "; ");
+}
 
 constexpr char kCommand[] = "gpu-autoscaler";
 
@@ -77,16 +89,14 @@ absl::Status ParseGpuTotal(absl::string_view value, ClusterLimits& limits) {
 }
 
 void AddClusterFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
-  f.AddString("cloud-provider", &c.cloud_provider, "externalgrpc or simulated");
-  f.AddString("cloud-config", &c.cloud_config,
-              "externalgrpc: its cloud-config (address, certificates, grpc_timeout); simulated: "
-              "the node-group file");
+  f.AddString("cloud-provider", &c.cloud_provider, ProviderRegistry::Builtin().NamesText());
+  f.AddString("cloud-config", &c.cloud_config, CloudConfigHelp());
   f.AddString("kubeconfig", &c.kubeconfig,
               "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
   f.AddString("namespace", &c.controller.status.namespace_name,
               "namespace of the status ConfigMap, the lease and the priority expander's ConfigMap");
   f.AddStringList("node-group-auto-discovery", &r.auto_discovery,
-                  "refused: the externalgrpc plugin and the node-group file list the groups");
+                  "node-group discovery, for providers that have one");
   f.AddString("address", &c.address, "where /metrics and /health-check are served");
   f.AddBool("dry-run", &c.dry_run,
             "ours: decide and report (log, metrics, the status ConfigMap) but change no node, "
@@ -278,17 +288,14 @@ void AddCompatibilityFlags(FlagSet& f) {
 
 absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   ControllerOptions& o = c.controller;
-  if (c.cloud_provider != "externalgrpc" && c.cloud_provider != "simulated") {
-    return Bad("cloud-provider", c.cloud_provider, "externalgrpc or simulated");
+  const ProviderRegistry& providers = ProviderRegistry::Builtin();
+  if (providers.Find(c.cloud_provider) == nullptr) {
+    return Bad("cloud-provider", c.cloud_provider, providers.NamesText());
   }
-  if (!r.auto_discovery.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kCommand, ": flag --node-group-auto-discovery is not meaningful for --cloud-provider=",
-        c.cloud_provider, ": ",
-        c.cloud_provider == "simulated" ? "the node-group file lists the groups"
-                                        : "the plugin lists the groups (NodeGroups); "
-                                          "limit them with --nodes"));
+  if (absl::Status s = providers.CheckAutoDiscovery(c.cloud_provider, r.auto_discovery); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kCommand, ": flag ", s.message()));
   }
+  c.auto_discovery = r.auto_discovery;
   if (r.estimator != "binpacking") return Bad("estimator", r.estimator, "binpacking");
   if (r.lock != "leases") return Bad("leader-elect-resource-lock", r.lock, "leases");
   for (const std::string& n : r.nodes) {

@@ -18,8 +18,9 @@ namespace gpua {
 
 struct ControllerConfig {
   ControllerOptions controller;
-  std::string cloud_provider = "externalgrpc";  // or "simulated"
-  std::string cloud_config;                     // externalgrpc's cloud-config, the node-group file
+  std::string cloud_provider = "externalgrpc";  // a name in ProviderRegistry::Builtin()
+  std::string cloud_config;                     // what the provider reads its settings from
+  std::vector<std::string> auto_discovery;      // --node-group-auto-discovery, as given
   std::string kubeconfig;
   std::string address = ":8085";  // metrics and health check
   bool leader_elect = true;

@@ -18,29 +18,19 @@
 #include "autoscaler/kube/cluster_watch.h"
 #include "autoscaler/kube/leader_election.h"
 #include "base/status_macros.h"
-#include "cloudproviders/externalgrpc/externalgrpc_provider.h"
-#include "cloudproviders/node_group_file.h"
-#include "cloudproviders/simulated/simulated_cloud.h"
+#include "cloudproviders/provider_registry.h"
 
 namespace gpua {
 namespace {
 
 absl::StatusOr<std::unique_ptr<CloudProvider>> MakeProvider(const ControllerConfig& c, Clock& clock,
                                                             LogSink& log) {
-  if (c.cloud_config.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--cloud-config is required with --cloud-provider=", c.cloud_provider,
-        c.cloud_provider == "simulated" ? " (the node-group file)" : " (the plugin's address)"));
-  }
-  if (c.cloud_provider == "simulated") {
-    GPUA_ASSIGN_OR_RETURN(std::vector<NodeGroupConfig> groups, LoadNodeGroupFile(c.cloud_config));
-    return std::unique_ptr<CloudProvider>(
-        std::make_unique<SimulatedCloud>(std::move(groups), clock));
-  }
-  GPUA_ASSIGN_OR_RETURN(ExternalGrpcConfig grpc, LoadExternalGrpcConfig(c.cloud_config));
-  GPUA_ASSIGN_OR_RETURN(std::unique_ptr<ExternalGrpcProvider> provider,
-                        ExternalGrpcProvider::Create(grpc, log));
-  return std::unique_ptr<CloudProvider>(std::move(provider));
+  ProviderContext context;
+  context.cloud_config = c.cloud_config;
+  context.auto_discovery = c.auto_discovery;
+  context.clock = &clock;
+  context.log = &log;
+  return ProviderRegistry::Builtin().Create(c.cloud_provider, context);
 }
 
 // client-go's identity for a candidate: the host's name and something unique.
