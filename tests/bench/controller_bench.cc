@@ -13,6 +13,8 @@
 #include "autoscaler/controller/controller.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
 #include "tests/bench/own_process.h"
+#include "tests/support/fake_cluster_source.h"
+#include "tests/support/fake_kube_writer.h"
 
 namespace gpua {
 namespace {
@@ -24,56 +26,6 @@ constexpr int kPodsPerNode = 30;
 constexpr int kPending = 2'000;
 
 Quantity Q(const std::string& s) { return *Quantity::Parse(s); }
-
-class StaticSource : public ClusterSource {
- public:
-  std::shared_ptr<const ClusterView> View() const override {
-    auto view = std::make_shared<ClusterView>();
-    view->nodes = nodes;
-    for (const PodPtr& p : pods) view->AddPod(p);
-    for (const WorkloadPtr& w : workloads) view->AddWorkload(w);
-    return view;
-  }
-  bool Synced() const override { return true; }
-  std::vector<NodePtr> nodes;
-  std::vector<PodPtr> pods;
-  std::vector<WorkloadPtr> workloads;
-};
-
-class NullWriter : public KubeWriter {
- public:
-  absl::Status AddTaint(const std::string&, const Taint&) override { return absl::OkStatus(); }
-  absl::Status RemoveTaint(const std::string&, const std::string&) override {
-    return absl::OkStatus();
-  }
-  absl::Status SetUnschedulable(const std::string&, bool) override { return absl::OkStatus(); }
-  absl::Status Annotate(const std::string&, const std::string&,
-                        std::optional<std::string>) override {
-    return absl::OkStatus();
-  }
-  absl::Status Label(const std::string&, const std::string&, std::optional<std::string>) override {
-    return absl::OkStatus();
-  }
-  absl::Status DeleteNode(const std::string&) override { return absl::OkStatus(); }
-  absl::StatusOr<EvictionResult> Evict(const std::string&, const std::string&,
-                                       std::optional<absl::Duration>) override {
-    return EvictionResult::kEvicted;
-  }
-  absl::Status Nominate(const std::string&, const std::string&,
-                        std::optional<std::string>) override {
-    return absl::OkStatus();
-  }
-  absl::Status RecordEvent(const EventRecord&) override {
-    ++events;
-    return absl::OkStatus();
-  }
-  absl::Status WriteConfigMap(const std::string&, const std::string&,
-                              const std::map<std::string, std::string>&,
-                              const std::map<std::string, std::string>&) override {
-    return absl::OkStatus();
-  }
-  int events = 0;
-};
 
 NodeGroupConfig GroupConfig(int g) {
   NodeGroupConfig c;
@@ -109,7 +61,8 @@ std::shared_ptr<PodObject> Pod(const std::string& name, const std::string& owner
 
 struct Cluster {
   std::vector<NodeGroupConfig> groups;
-  StaticSource source;
+  testing::FakeClusterSource source;
+  int running_pods = 0;
 };
 
 Cluster MakeCluster() {
@@ -134,9 +87,10 @@ Cluster MakeCluster() {
         if (gpu && p < gpu_pods) r.Set("nvidia.com/gpu", Q("1"));
         auto pod = Pod(absl::StrCat(n->node.name, "-", p), absl::StrCat("run-", p % 20), r);
         pod->spec.node_name = n->node.name;
-        c.source.pods.push_back(std::move(pod));
+        c.source.AddPod(std::move(pod));
+        ++c.running_pods;
       }
-      c.source.nodes.push_back(std::move(n));
+      c.source.AddNode(std::move(n));
     }
   }
   for (int i = 0; i < kPending; ++i) {
@@ -149,7 +103,7 @@ Cluster MakeCluster() {
     pod->unschedulable = true;
     if (i % 3 == 0)
       pod->spec.node_selector = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", i % 3)}};
-    c.source.pods.push_back(std::move(pod));
+    c.source.AddPod(std::move(pod));
   }
   for (int i = 0; i < 50; ++i) {  // the pods' controllers exist: their pods may move
     for (const std::string& name : {absl::StrCat("run-", i), absl::StrCat("job-", i)}) {
@@ -159,7 +113,7 @@ Cluster MakeCluster() {
       w->name = name;
       w->uid = name + "-uid";
       w->replicas = 100;
-      c.source.workloads.push_back(std::move(w));
+      c.source.view.AddWorkload(std::move(w));
     }
   }
   return c;
@@ -173,7 +127,7 @@ ControllerOptions Options() {
 }
 
 // One loop on a fresh cloud; the report's figures.
-LoopReport RunOnceOn(Cluster& c, RealClock& clock, NullWriter& writer) {
+LoopReport RunOnceOn(Cluster& c, RealClock& clock, testing::FakeKubeWriter& writer) {
   ManualClock cloud_clock;
   SimulatedCloud cloud(c.groups, cloud_clock);
   MemoryLogSink log;
@@ -184,11 +138,12 @@ LoopReport RunOnceOn(Cluster& c, RealClock& clock, NullWriter& writer) {
 void BM_RunOnce(benchmark::State& state) {
   Cluster c = MakeCluster();
   RealClock clock;
-  NullWriter writer;
+  testing::FakeKubeWriter writer;
   int nodes_added = 0, fit = 0, without = 0, unneeded = 0, unremovable = 0;
   double scale_down_ms = 0;
   for (auto _ : state) {
     state.PauseTiming();
+    writer = testing::FakeKubeWriter();  // what the last loop wrote is let go untimed
     ManualClock cloud_clock;
     auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
     MemoryLogSink log;
@@ -209,8 +164,8 @@ void BM_RunOnce(benchmark::State& state) {
     cloud.reset();
     state.ResumeTiming();
   }
-  state.counters["nodes"] = static_cast<double>(c.source.nodes.size());
-  state.counters["running_pods"] = static_cast<double>(c.source.pods.size() - kPending);
+  state.counters["nodes"] = static_cast<double>(c.source.view.nodes.size());
+  state.counters["running_pods"] = c.running_pods;
   state.counters["nodes_added"] = nodes_added;
   state.counters["pods_fit_existing"] = fit;
   state.counters["pods_without_scale_up"] = without;
@@ -224,7 +179,7 @@ BENCHMARK(BM_RunOnce)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggr
 void RunOnceForPeakRss() {
   Cluster c = MakeCluster();
   RealClock clock;
-  NullWriter writer;
+  testing::FakeKubeWriter writer;
   benchmark::DoNotOptimize(RunOnceOn(c, clock, writer));
 }
 

@@ -3,58 +3,14 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "tests/support/fake_kube_writer.h"
+
 namespace gpua {
 namespace {
 
-// Records every call that reaches it: the cluster, as far as the dry run can touch it.
-class RecordingWriter : public KubeWriter {
- public:
-  std::vector<std::string> calls;
-
-  absl::Status AddTaint(const std::string& node, const Taint&) override {
-    return Record("AddTaint " + node);
-  }
-  absl::Status RemoveTaint(const std::string& node, const std::string&) override {
-    return Record("RemoveTaint " + node);
-  }
-  absl::Status SetUnschedulable(const std::string& node, bool) override {
-    return Record("SetUnschedulable " + node);
-  }
-  absl::Status Annotate(const std::string& node, const std::string&,
-                        std::optional<std::string>) override {
-    return Record("Annotate " + node);
-  }
-  absl::Status Label(const std::string& node, const std::string&,
-                     std::optional<std::string>) override {
-    return Record("Label " + node);
-  }
-  absl::Status DeleteNode(const std::string& node) override { return Record("DeleteNode " + node); }
-  absl::StatusOr<EvictionResult> Evict(const std::string&, const std::string& pod,
-                                       std::optional<absl::Duration>) override {
-    calls.push_back("Evict " + pod);
-    return EvictionResult::kEvicted;
-  }
-  absl::Status Nominate(const std::string& ns, const std::string& pod,
-                        std::optional<std::string>) override {
-    return Record("Nominate " + ns + "/" + pod);
-  }
-  absl::Status RecordEvent(const EventRecord& e) override { return Record("Event " + e.reason); }
-  absl::Status WriteConfigMap(const std::string& ns, const std::string& name,
-                              const std::map<std::string, std::string>&,
-                              const std::map<std::string, std::string>&) override {
-    return Record("ConfigMap " + ns + "/" + name);
-  }
-
- private:
-  absl::Status Record(std::string call) {
-    calls.push_back(std::move(call));
-    return absl::OkStatus();
-  }
-};
-
 TEST_CASE("a dry run changes no node, pod or Event: it logs what it would do",
           "[controller][dry-run]") {
-  RecordingWriter cluster;
+  testing::FakeKubeWriter cluster;
   MemoryLogSink log;
   DryRunKubeWriter writer(cluster, log);
 
@@ -94,13 +50,13 @@ TEST_CASE("a dry run changes no node, pod or Event: it logs what it would do",
 }
 
 TEST_CASE("a dry run still writes its status ConfigMap, its report", "[controller][dry-run]") {
-  RecordingWriter cluster;
+  testing::FakeKubeWriter cluster;
   MemoryLogSink log;
   DryRunKubeWriter writer(cluster, log);
   CHECK(writer.WriteConfigMap("kube-system", "gpu-autoscaler-dry-run-status", {{"status", "x"}}, {})
             .ok());
   CHECK(cluster.calls ==
-        std::vector<std::string>{"ConfigMap kube-system/gpu-autoscaler-dry-run-status"});
+        std::vector<std::string>{"WriteConfigMap kube-system/gpu-autoscaler-dry-run-status"});
 }
 
 }  // namespace
