@@ -14,6 +14,7 @@ struct ConfigMapObject {
   std::string namespace_name;
   std::string name;
   Labels data;
+  Labels annotations;  // the controller keeps intent there (the MIG layouts on their way)
   std::string resource_version;
 };
 absl::StatusOr<ConfigMapObject> DecodeConfigMap(const JsonReader& object);

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "autoscaler/controller/spot/preemptions.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
@@ -70,14 +71,14 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
 }
 
 ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderSnapshot& provider,
-                                        const NodeGroupBackoff& backoff, absl::Time now) {
+                                        NodeGroupBackoff& backoff, absl::Time now,
+                                        const MigLayoutBook& mig_layouts) {
   ClusterState state;
   state.now = now;
   state.provider = &provider;
   state.groups.resize(provider.groups.size());
   for (size_t g = 0; g < provider.groups.size(); ++g) {
     state.groups[g].provider = &provider.groups[g];
-    state.groups[g].backoff = backoff.Get(provider.groups[g].id, now);
   }
   state.node_index.reserve(view.nodes.size());
   std::vector<bool> instance_listed;  // by state node: whether some group lists its instance
@@ -146,7 +147,53 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
     return !provider.instance_listing.contains(entry.first);
   });
   JudgeHealth(state);
+  if (provider.error.ok()) BackOffStaleGroups(state, backoff, now);
+  for (GroupState& g : state.groups) g.backoff = backoff.Get(g.id(), now);
+  state.preemptions = DetectPreemptions(state);
+  MarkPreempted(state.preemptions, state);
+  AssignMigLayouts(mig_layouts, state);
   return state;
+}
+
+void ClusterStateBuilder::BackOffStaleGroups(ClusterState& state, NodeGroupBackoff& backoff,
+                                             absl::Time now) const {
+  for (const GroupState& g : state.groups) {
+    if (!g.failed.empty()) {
+      const InstanceError& e = *g.failed.front().error;
+      backoff.Fail(g.id(), InstanceErrorCode(e), e.message, now);
+    }
+    if (!g.long_unregistered.empty()) {
+      backoff.Fail(g.id(), "timeout",
+                   absl::StrCat(g.long_unregistered.size(), " node(s) did not register within ",
+                                absl::FormatDuration(g.provider->options.max_node_provision_time)),
+                   now);
+    }
+  }
+}
+
+std::string InstanceErrorCode(const InstanceError& e) {
+  if (!e.code.empty()) return e.code;
+  return e.error_class == InstanceErrorClass::kOutOfResources ? "OutOfResource" : "OtherError";
+}
+
+void AssignMigLayouts(const MigLayoutBook& book, ClusterState& state) {
+  if (book.empty()) return;
+  for (GroupState& g : state.groups) {
+    const std::vector<std::string>& layouts = book.Of(g.id());
+    size_t next = 0;
+    for (int i : g.nodes) {
+      if (next == layouts.size()) break;
+      NodeStatus& s = state.nodes[i];
+      if (s.condition == NodeCondition::kBeingDeleted ||
+          s.node->annotations.contains(kMigLayoutAssignedAnnotation)) {
+        continue;
+      }
+      s.mig_layout = layouts[next++];
+      state.mig_assignments.push_back({i, s.mig_layout});
+    }
+    const size_t left = std::min(layouts.size() - next, static_cast<size_t>(std::max(0, g.upcoming)));
+    g.upcoming_mig_layouts.assign(layouts.begin() + next, layouts.begin() + next + left);
+  }
 }
 
 void ClusterStateBuilder::CountInstances(size_t gi, ClusterState& state,

@@ -20,6 +20,7 @@
 #include "absl/time/time.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/provider_snapshot.h"
 
@@ -52,6 +53,18 @@ struct NodeStatus {
   const Instance* instance = nullptr;
 };
 
+// A node about to be lost, or lost, to its cloud (spot/preemptions.h says which signals).
+struct Preemption {
+  int node = -1;  // index into ClusterState::nodes
+  std::string signal;
+};
+
+// A new node of a reconfigurable MIG pool and the layout it gets from the book.
+struct MigAssignment {
+  int node = -1;  // index into ClusterState::nodes
+  std::string layout;
+};
+
 struct GroupState {
   const ProviderGroup* provider = nullptr;
   NodeCounts counts;
@@ -60,8 +73,8 @@ struct GroupState {
   std::vector<Instance> failed;  // creation failed (the error says why)
   std::vector<Instance> long_unregistered;  // no node within the provision time
   std::optional<BackoffInfo> backoff;
-  // For a reconfigurable MIG pool: the layouts asked for with the nodes still to register,
-  // so those nodes are planned with the devices they will have.
+  // For a reconfigurable MIG pool: the layouts asked for with the nodes still to register
+  // (at most `upcoming`), so those nodes are planned with the devices they will have.
   std::vector<std::string> upcoming_mig_layouts;
   bool healthy = true;
   const std::string& id() const { return provider->id; }
@@ -75,23 +88,33 @@ struct ClusterState {
   // Node name -> index into nodes; the names are those of the node objects `nodes` holds.
   absl::flat_hash_map<absl::string_view, int> node_index;
   NodeCounts totals;
+  // Nodes found preempted this loop: they count as being deleted.
+  std::vector<Preemption> preemptions;
+  // New MIG nodes and the layouts the book gives them; MigLayoutAssigner writes the labels.
+  std::vector<MigAssignment> mig_assignments;
   bool healthy = true;
   std::string unhealthy_reason;  // set when not healthy
 
   const GroupState* FindGroup(absl::string_view id) const;
 };
 
-// Builds the state each loop. It remembers only when it first saw each instance without a
-// node (for the provision timeout); a restart starts those clocks again, which delays a
-// verdict and never causes one.
+// Builds the state each loop, whole: nothing patches it afterwards. Groups whose instances
+// failed or never registered are backed off here, before anything plans, so each group's
+// back-off in the state is the one this loop acts on. Preempted nodes count as being
+// deleted; new nodes of reconfigurable MIG pools get the next layout of `mig_layouts`.
+//
+// It remembers only when it first saw each instance without a node (for the provision
+// timeout); a restart starts those clocks again, which delays a verdict and never causes one.
 class ClusterStateBuilder {
  public:
   explicit ClusterStateBuilder(const ClusterStateOptions& options) : options_(options) {}
 
   ClusterState Build(const ClusterView& view, const ProviderSnapshot& provider,
-                     const NodeGroupBackoff& backoff, absl::Time now);
+                     NodeGroupBackoff& backoff, absl::Time now,
+                     const MigLayoutBook& mig_layouts = MigLayoutBook());
 
  private:
+  void BackOffStaleGroups(ClusterState& state, NodeGroupBackoff& backoff, absl::Time now) const;
   void ClassifyNode(NodeStatus& status, const ProviderGroup* group, absl::Time now) const;
   // Also finds each node of group `g` its instance. Of state node i, `instance_listed[i]`:
   // whether some group lists its instance; `listing[i]`: its group's first listing of it, -1
@@ -103,6 +126,14 @@ class ClusterStateBuilder {
   const ClusterStateOptions options_;
   absl::flat_hash_map<std::string, absl::Time> unregistered_since_;
 };
+
+// The error code cluster-autoscaler reports for an instance that failed: the provider's, else
+// its class ("OutOfResource", "OtherError").
+std::string InstanceErrorCode(const InstanceError& error);
+
+// Gives each registered node of a reconfigurable MIG pool that has had no layout from us the
+// next of its group's book, and notes what is left for the nodes still on their way.
+void AssignMigLayouts(const MigLayoutBook& book, ClusterState& state);
 
 // Whether a node's allocatable shows the GPUs its group's template promises: every GPU
 // resource of the template's inventory (for a MIG pool, of the layout its

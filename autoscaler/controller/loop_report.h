@@ -42,7 +42,6 @@ struct LoopReport {
   std::string scale_down_cooldown;         // why no removal could start this loop, if so
   std::map<std::string, int> unremovable;  // reason -> nodes
   int unneeded = 0;
-  std::vector<Preemption> preemptions;
   ScaleDownReport removals;  // what removals started, went on, ended
   // Physical GPUs billed and not used, by group: the cost scale-down is there to cut.
   std::map<std::string, double> idle_gpus;

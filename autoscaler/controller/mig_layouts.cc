@@ -1,49 +1,36 @@
 #include "autoscaler/controller/mig_layouts.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace gpua {
 
-void MigLayoutAssigner::Expect(const std::string& group, const std::vector<std::string>& layouts) {
-  std::deque<std::string>& q = expected_[group];
-  q.insert(q.end(), layouts.begin(), layouts.end());
-}
-
-std::vector<std::string> MigLayoutAssigner::Expected(const std::string& group) const {
-  auto it = expected_.find(group);
-  if (it == expected_.end()) return {};
-  return {it->second.begin(), it->second.end()};
-}
-
-int MigLayoutAssigner::Assign(ClusterState& state) {
+int MigLayoutAssigner::Write(const ClusterState& state, MigLayoutBook& book) {
   int labelled = 0;
-  for (const GroupState& g : state.groups) {
-    auto queue = expected_.find(g.id());
-    if (queue == expected_.end()) continue;
-    for (int i : g.nodes) {
-      if (queue->second.empty()) break;
-      NodeStatus& s = state.nodes[i];
-      if (s.condition == NodeCondition::kBeingDeleted ||
-          s.node->annotations.contains(kMigLayoutAssignedAnnotation)) {
-        continue;
-      }
-      const std::string layout = queue->second.front();
-      const std::string& name = s.node->node.name;
-      // The label, then the mark: a node marked has its layout; one labelled but not yet
-      // marked gets the same layout again next loop.
-      absl::Status st = writer_.Label(name, kMigConfigLabel, layout);
-      if (st.ok()) st = writer_.Annotate(name, kMigLayoutAssignedAnnotation, layout);
-      if (!st.ok()) {
-        log_.Warning(
-            absl::StrCat("Could not give node ", name, " MIG layout ", layout, ": ", st.message()));
-        continue;
-      }
-      log_.Info(absl::StrCat("Node ", name, " of group ", g.id(), " gets MIG layout ", layout));
-      queue->second.pop_front();
-      s.mig_layout = layout;
-      ++labelled;
+  absl::flat_hash_map<int, int> unwritten;  // by group
+  for (const MigAssignment& a : state.mig_assignments) {
+    const NodeStatus& s = state.nodes[a.node];
+    const std::string& group = state.groups[s.group].id();
+    const std::string& name = s.node->node.name;
+    // The label, then the mark: a node marked has its layout; one labelled but not yet
+    // marked gets the same layout again next loop.
+    absl::Status st = writer_.Label(name, kMigConfigLabel, a.layout);
+    if (st.ok()) st = writer_.Annotate(name, kMigLayoutAssignedAnnotation, a.layout);
+    if (!st.ok()) {
+      log_.Warning(
+          absl::StrCat("Could not give node ", name, " MIG layout ", a.layout, ": ", st.message()));
+      ++unwritten[s.group];
+      continue;
     }
-    if (queue->second.empty()) expected_.erase(queue);
+    log_.Info(absl::StrCat("Node ", name, " of group ", group, " gets MIG layout ", a.layout));
+    book.Registered(group, a.layout);
+    ++labelled;
+  }
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const GroupState& gs = state.groups[g];
+    if (!gs.provider->call_error.ok()) continue;  // what is on its way is not known
+    auto u = unwritten.find(static_cast<int>(g));
+    book.CutTo(gs.id(), gs.upcoming + (u == unwritten.end() ? 0 : u->second));
   }
   return labelled;
 }

@@ -7,11 +7,6 @@
 namespace gpua {
 namespace {
 
-std::string ErrorCode(const InstanceError& e) {
-  if (!e.code.empty()) return e.code;
-  return e.error_class == InstanceErrorClass::kOutOfResources ? "OutOfResource" : "OtherError";
-}
-
 std::string Ids(const std::vector<Instance>& instances) {
   return absl::StrJoin(instances, ", ",
                        [](std::string* out, const Instance& i) { absl::StrAppend(out, i.id); });
@@ -39,17 +34,16 @@ bool StaleInstanceCleaner::Delete(const GroupState& g, const std::vector<Instanc
   return false;
 }
 
-StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state, absl::Time now) {
+StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state) {
   StaleInstanceReport report;
   for (const GroupState& g : state.groups) {
     if (!g.failed.empty()) {
       const InstanceError& e = *g.failed.front().error;
-      backoff_.Fail(g.id(), ErrorCode(e), e.message, now);
       (void)writer_.RecordEvent(StatusEvent(
           status_.namespace_name, status_.configmap_name, "Warning",
           event_reason::kFailedToScaleUpGroup,
           absl::StrCat("Scale-up failed for group ", g.id(), ": ", g.failed.size(),
-                       " instance(s) failed to start: ", ErrorCode(e), ": ", e.message)));
+                       " instance(s) failed to start: ", InstanceErrorCode(e), ": ", e.message)));
       if (Delete(g, g.failed, "failed")) {
         report.failed_deleted += static_cast<int>(g.failed.size());
       } else {
@@ -60,7 +54,6 @@ StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state, absl:
       const std::string message =
           absl::StrCat(g.long_unregistered.size(), " node(s) did not register within ",
                        absl::FormatDuration(g.provider->options.max_node_provision_time));
-      backoff_.Fail(g.id(), "timeout", message, now);
       (void)writer_.RecordEvent(StatusEvent(
           status_.namespace_name, status_.configmap_name, "Warning", event_reason::kScaleUpTimedOut,
           absl::StrCat("Nodes of group ", g.id(), ": ", message)));

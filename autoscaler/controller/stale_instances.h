@@ -1,14 +1,14 @@
 // Instances that will never become nodes: those whose creation failed (out of capacity, a
 // quota) and those that did not register within the group's provision time. Each is
-// deleted through its group, which lowers the target, and the group is backed off, so the
-// next plan in the same loop goes elsewhere.
+// deleted through its group, which lowers the target, with cluster-autoscaler's events. The
+// cluster state has already backed the group off, so the plan of the same loop goes
+// elsewhere.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_STALE_INSTANCES_H_
 #define GPUA_AUTOSCALER_CONTROLLER_STALE_INSTANCES_H_
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/kube_writer.h"
-#include "autoscaler/controller/node_group_backoff.h"
 #include "base/log.h"
 
 namespace gpua {
@@ -21,18 +21,16 @@ struct StaleInstanceReport {
 
 class StaleInstanceCleaner {
  public:
-  StaleInstanceCleaner(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
-                       const StatusOptions& status)
-      : writer_(writer), backoff_(backoff), log_(log), status_(status) {}
+  StaleInstanceCleaner(KubeWriter& writer, LogSink& log, const StatusOptions& status)
+      : writer_(writer), log_(log), status_(status) {}
 
-  // Backs off every group with such instances (before the loop plans) and deletes them.
-  StaleInstanceReport Clean(const ClusterState& state, absl::Time now);
+  // Says why, and deletes them.
+  StaleInstanceReport Clean(const ClusterState& state);
 
  private:
   bool Delete(const GroupState& g, const std::vector<Instance>& instances, absl::string_view why);
 
   KubeWriter& writer_;
-  NodeGroupBackoff& backoff_;
   LogSink& log_;
   const StatusOptions& status_;
 };

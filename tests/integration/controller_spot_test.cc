@@ -70,8 +70,8 @@ TEST_CASE(
   const absl::Time reclaim = h.clock.Now() + absl::Minutes(2);
 
   LoopReport noticed = h.Step(absl::Seconds(1));
-  REQUIRE(noticed.preemptions.size() == 1);
-  CHECK_THAT(noticed.preemptions[0].signal, Catch::Contains("Termination Handler"));
+  REQUIRE(noticed.state.preemptions.size() == 1);
+  CHECK_THAT(noticed.state.preemptions[0].signal, Catch::Contains("Termination Handler"));
   CHECK(noticed.nodes_added() == 1);      // the capacity, asked for again at once
   CHECK(h.TargetSize("h100-spot") == 2);  // the cheaper pool: spot still has room
   CHECK(Terminating(h, "train-0"));       // evicted with its grace

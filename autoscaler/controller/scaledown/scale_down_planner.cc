@@ -293,8 +293,9 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
   return "";
 }
 
-std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterView& view, const ClusterState& state,
-                                                absl::Time now, RunningNodeCache& nodes) const {
+std::vector<int> ScaleDownPlanner::JudgingOrder(
+    const ClusterView& view, const ClusterState& state, absl::Time now, RunningNodeCache& nodes,
+    const absl::flat_hash_map<std::string, absl::Time>& judged_at) const {
   // Each node's place in the order packed into one 128-bit integer, sorted with the node:
   // comparing the fields one by one was most of the sort. High word: not due (the top bit),
   // then for a due node its group's rank by price (dearest first) and the GPUs it uses (in
@@ -311,7 +312,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterView& view, const C
         std::lower_bound(prices.begin(), prices.end(), price, std::greater<>()) - prices.begin());
   }
   int64_t earliest = std::numeric_limits<int64_t>::max();
-  for (const auto& [name, at] : drain_judged_at_)
+  for (const auto& [name, at] : judged_at)
     earliest = std::min(earliest, absl::ToUnixNanos(at));
   const std::vector<int> name_rank = NameRanks(state);
   std::vector<std::pair<unsigned __int128, int>> keys;
@@ -321,9 +322,9 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterView& view, const C
     if (s.group < 0) continue;
     const std::optional<absl::Time>& marked = s.node->Marks().candidate_since;
     const bool due = marked.has_value() && *marked + UnneededWait(s, state) <= now;
-    auto judged = drain_judged_at_.find(s.node->node.name);
+    auto judged = judged_at.find(s.node->node.name);
     const uint64_t judged_rank =
-        judged == drain_judged_at_.end() ? 0 : absl::ToUnixNanos(judged->second) - earliest + 1;
+        judged == judged_at.end() ? 0 : absl::ToUnixNanos(judged->second) - earliest + 1;
     const uint64_t high = due ? (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
                                     GpusInUse(s, state, view, nodes)
                               : (uint64_t{1} << 63) | judged_rank;
@@ -341,10 +342,10 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(const ClusterView& view, const C
 }
 
 ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
-                                     const ScaleDownClock& clock, int pods_for_existing_nodes,
-                                     absl::Time now, RunningNodeCache& nodes) {
+                                     int pods_for_existing_nodes, absl::Time now,
+                                     RunningNodeCache& nodes, ScaleDownMemory& kept) const {
   ScaleDownPlan plan;
-  plan.cooldown = Cooldown(state, clock, pods_for_existing_nodes, now);
+  plan.cooldown = Cooldown(state, kept.clock, pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
     for (size_t i = 0; i < state.nodes.size(); ++i) {
       if (state.nodes[i].node->Marks().deletion_candidate) {
@@ -359,8 +360,9 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
   SnapshotNodes targets = TargetNodes(view, state, nodes);
-  snapshot_.Reset(std::move(targets.nodes));
-  Judging j(view, state, rules, std::move(targets), snapshot_, nodes, admissions_,
+  kept.snapshot.Reset(std::move(targets.nodes));
+  absl::flat_hash_map<std::string, absl::Time>& judged_at = kept.drain_judged_at;
+  Judging j(view, state, rules, std::move(targets), kept.snapshot, nodes, kept.admissions,
             RemovalBudget(state, options_, limits_, DrainsUnderWay(view, state), nodes));
   j.cooldown = !plan.cooldown.empty();
   j.now = now;
@@ -370,7 +372,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   // When each node judged now last had its drain simulated, updated in place; the others go.
   std::vector<bool> judged_now(state.nodes.size(), false);
   size_t judged_remembered = 0;
-  for (int i : JudgingOrder(view, state, now, nodes)) {
+  for (int i : JudgingOrder(view, state, now, nodes, judged_at)) {
     const NodeCondition c = state.nodes[i].condition;
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
     const std::string& name = state.nodes[i].node->node.name;
@@ -378,9 +380,9 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     NodeJudgement judged = Judge(i, j);
     judged_now[i] = true;
     if (judged.deferred || j.drains_left == drains_before) {  // keeps when it was last judged
-      judged_remembered += drain_judged_at_.contains(name);
+      judged_remembered += judged_at.contains(name);
     } else {
-      drain_judged_at_[name] = now;
+      judged_at[name] = now;
       ++judged_remembered;
     }
     if (judged.deferred) {
@@ -403,12 +405,12 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
       plan.unmark.push_back(static_cast<int>(i));
     }
   }
-  if (judged_remembered != drain_judged_at_.size()) {  // nodes gone are forgotten
+  if (judged_remembered != judged_at.size()) {  // nodes gone are forgotten
     absl::flat_hash_set<absl::string_view> judged;
     for (size_t i = 0; i < state.nodes.size(); ++i) {
       if (judged_now[i]) judged.insert(state.nodes[i].node->node.name);
     }
-    absl::erase_if(drain_judged_at_,
+    absl::erase_if(judged_at,
                    [&](const auto& entry) { return !judged.contains(entry.first); });
   }
   return plan;

@@ -10,8 +10,8 @@
 // runs (judging goes on in one, so the unneeded time keeps running, as in
 // cluster-autoscaler). A candidate takes its pods' new room and none of later nodes' pods,
 // in judging order: due nodes first, the dearest first; pods go to nodes that stay before
-// candidates, and never onto a dearer node so that a cheaper one can go. Pure: view and
-// state in, a plan out.
+// candidates, and never onto a dearer node so that a cheaper one can go. Pure: view, state,
+// what it kept (ScaleDownMemory) and now in, a plan out, and what it keeps back.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 
@@ -79,6 +79,19 @@ struct ScaleDownClock {
   absl::Time last_failure = absl::InfinitePast();
 };
 
+// What the scale-down planner keeps from one loop to the next, handed in and taken back.
+struct ScaleDownMemory {
+  // When scaling last happened: the cooldowns start from these. The loop sets them.
+  ScaleDownClock clock;
+  // When each node last had its drain simulated, so a bounded loop gets round to all: the
+  // one thing kept that changes what a later loop judges first.
+  absl::flat_hash_map<std::string, absl::Time> drain_judged_at;
+  // The nodes pods may move to, so that their storage is reused.
+  ClusterSnapshot snapshot{{}};
+  // Which nodes' labels and taints admit which pods.
+  StaticAdmissions admissions;
+};
+
 // How used a node of `group` is (its own GPU inventory, else its template's); kept in `cache`
 // while nothing on the node changes.
 NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group,
@@ -92,10 +105,10 @@ class ScaleDownPlanner {
 
   // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
   // scheduler has yet to bind them); while there are any, no removal starts. `nodes`: what
-  // is read off the running nodes, kept across loops.
+  // is read off the running nodes, kept across loops; `kept`: what this planner keeps.
   ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
-                     const ScaleDownClock& clock, int pods_for_existing_nodes, absl::Time now,
-                     RunningNodeCache& nodes);
+                     int pods_for_existing_nodes, absl::Time now, RunningNodeCache& nodes,
+                     ScaleDownMemory& kept) const;
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,
@@ -107,16 +120,12 @@ class ScaleDownPlanner {
   // longest ago (so every node gets its turn), nodes already unneeded before others, GPU
   // pools first, dearest first.
   std::vector<int> JudgingOrder(const ClusterView& view, const ClusterState& state,
-                                absl::Time now, RunningNodeCache& nodes) const;
+                                absl::Time now, RunningNodeCache& nodes,
+                                const absl::flat_hash_map<std::string, absl::Time>&
+                                    drain_judged_at) const;
 
   const ScaleDownOptions& options_;
   const ClusterLimits& limits_;
-  // When each node last had its drain simulated, so a bounded loop gets round to all.
-  absl::flat_hash_map<std::string, absl::Time> drain_judged_at_;
-  // The nodes pods may move to, kept from loop to loop so that their storage is reused.
-  ClusterSnapshot snapshot_{{}};
-  // Which nodes' labels and taints admit which pods, carried from loop to loop.
-  StaticAdmissions admissions_;
 };
 
 }  // namespace gpua

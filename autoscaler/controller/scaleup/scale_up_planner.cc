@@ -30,7 +30,8 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
                                      const std::vector<PodPtr>& pending, Expander& expander,
                                      const std::map<std::string, int>& added,
                                      const std::set<std::string>& excluded,
-                                     const Nominations& nominations, RunningNodeCache& nodes) {
+                                     const Nominations& nominations, RunningNodeCache& nodes,
+                                     ScaleUpMemory& kept) const {
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
@@ -44,9 +45,9 @@ ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState
   options.budgets = LimitBudgets(limits_, state, added, nodes);
   options.nominated = NominatedNodes(pending, nominations, cluster);
   const std::vector<PlanningNodeRef> refs = std::move(cluster.refs);
-  snapshot_.Reset(std::move(cluster.nodes));
+  kept.snapshot.Reset(std::move(cluster.nodes));
   const ScaleUpPlan plan =
-      Estimate(pods, cluster.groups, snapshot_, expander, options, admissions_);
+      Estimate(pods, cluster.groups, kept.snapshot, expander, options, kept.admissions);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);

@@ -1,7 +1,9 @@
 // Scale-up, the deciding half: which pending pods the nodes that exist or are coming will
 // hold (left to the scheduler; nominated pods on their own nodes first), how many nodes of which group the rest need (the estimator
 // and the expander chain, within the groups' sizes and the cluster's limits), and for each
-// pod no group can help, why not, group by group. Pure: view and state in, a decision out.
+// pod no group can help, why not, group by group. Pure: view, state, nominations and what it
+// kept in, a decision out; what it keeps from loop to loop is only storage and a cache
+// (ScaleUpMemory), never something that changes a later decision.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
 
@@ -19,6 +21,7 @@
 #include "estimator/cluster_snapshot.h"
 #include "estimator/estimate.h"
 #include "estimator/expander.h"
+#include "estimator/static_admissions.h"
 
 namespace gpua {
 
@@ -55,6 +58,15 @@ struct ScaleUpDecision {
   std::vector<PodWithoutScaleUp> without;
 };
 
+// What the scale-up planner keeps from one loop to the next. Neither changes a decision:
+// dropping it costs time, not a different plan.
+struct ScaleUpMemory {
+  // The cluster the estimate runs on, so that its storage is reused.
+  ClusterSnapshot snapshot{{}};
+  // Which nodes' labels and taints admit which pods.
+  StaticAdmissions admissions;
+};
+
 class ScaleUpPlanner {
  public:
   ScaleUpPlanner(const ScaleUpOptions& options, const ClusterLimits& limits)
@@ -63,20 +75,16 @@ class ScaleUpPlanner {
   // `added`: nodes asked for earlier in this loop by group; `excluded`: groups that failed
   // earlier in this loop. `nominations`: the nodes on their way pods were promised; those
   // pods are placed there first. `nodes`: what is read off the running nodes, kept across
-  // loops.
+  // loops; `kept`: what this planner keeps.
   ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
                        const std::vector<PodPtr>& pending, Expander& expander,
                        const std::map<std::string, int>& added,
                        const std::set<std::string>& excluded, const Nominations& nominations,
-                       RunningNodeCache& nodes);
+                       RunningNodeCache& nodes, ScaleUpMemory& kept) const;
 
  private:
   const ScaleUpOptions& options_;
   const ClusterLimits& limits_;
-  // The cluster the estimate runs on, kept from loop to loop so that its storage is reused.
-  ClusterSnapshot snapshot_{{}};
-  // Which nodes' labels and taints admit which pods, carried from loop to loop.
-  StaticAdmissions admissions_;
 };
 
 }  // namespace gpua

@@ -21,11 +21,6 @@
 
 namespace gpua {
 
-struct Preemption {
-  int node = -1;  // index into ClusterState::nodes
-  std::string signal;
-};
-
 // The nodes of groups that carry a signal and that we are not removing already.
 std::vector<Preemption> DetectPreemptions(const ClusterState& state);
 

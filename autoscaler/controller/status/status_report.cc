@@ -152,12 +152,14 @@ nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const Sc
   return status;
 }
 
-void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now) {
+void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now,
+                           const std::map<std::string, std::string>& annotations) {
   if (!options_.write_configmap) return;
   const nlohmann::ordered_json status = Build(state, down, now);
+  std::map<std::string, std::string> all = annotations;
+  all[kStatusLastUpdatedAnnotation] = StatusTime(now);
   const absl::Status s = writer_.WriteConfigMap(options_.namespace_name, options_.configmap_name,
-                                                {{"status", ToYaml(status)}},
-                                                {{kStatusLastUpdatedAnnotation, StatusTime(now)}});
+                                                {{"status", ToYaml(status)}}, all);
   if (!s.ok()) log_.Warning(absl::StrCat("Writing the status ConfigMap failed: ", s.message()));
 }
 

@@ -67,7 +67,8 @@ struct Fixture {
     state = builder.Build(view, provider, backoff, now);
     ScaleDownPlanner planner(options, limits);
     RunningNodeCache rooms;
-    return planner.Plan(view, state, ScaleDownClock{}, pods_for_existing_nodes, now, rooms);
+    ScaleDownMemory kept;
+    return planner.Plan(view, state, pods_for_existing_nodes, now, rooms, kept);
   }
   ClusterState state;
 };
@@ -240,10 +241,11 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   f.state = builder.Build(f.view, f.provider, f.backoff, kNow);
   ScaleDownPlanner planner(f.options, f.limits);
   RunningNodeCache rooms;
+  ScaleDownMemory kept;  // when each node's drain was last simulated, loop to loop
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
     const ScaleDownPlan plan =
-        planner.Plan(f.view, f.state, ScaleDownClock{}, 0, kNow + absl::Seconds(10 * loop), rooms);
+        planner.Plan(f.view, f.state, 0, kNow + absl::Seconds(10 * loop), rooms, kept);
     REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
     order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
     CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark
@@ -263,12 +265,13 @@ TEST_CASE("a node that goes and comes back under its name has no turn remembered
   f.options.non_empty_candidates = 1;
   ScaleDownPlanner planner(f.options, f.limits);
   RunningNodeCache rooms;
+  ScaleDownMemory kept;
   absl::Time now = kNow;
   const auto judged_next = [&] {
     now += absl::Seconds(10);
     ClusterStateBuilder builder(f.state_options);
     f.state = builder.Build(f.view, f.provider, f.backoff, now);
-    const ScaleDownPlan plan = planner.Plan(f.view, f.state, ScaleDownClock{}, 0, now, rooms);
+    const ScaleDownPlan plan = planner.Plan(f.view, f.state, 0, now, rooms, kept);
     REQUIRE(plan.judged.size() == 1);
     return f.state.nodes[plan.judged[0].node].node->node.name;
   };

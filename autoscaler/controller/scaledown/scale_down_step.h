@@ -1,0 +1,59 @@
+// Scale-down, one loop of it: moves the removals under way on (and starts the drains of
+// nodes found preempted) before anything plans, then judges every node, marks the unneeded
+// ones and starts the removals that are due. When scaling last happened (the cooldowns'
+// clock) is kept here, and after a restart read off the newest node.
+#ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_STEP_H_
+#define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_STEP_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/scaledown/scale_down_actuator.h"
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
+#include "base/log.h"
+
+namespace gpua {
+
+struct ScaleDownResult {
+  ScaleDownStatus status;                  // unneeded nodes by group, for the status
+  std::string cooldown;                    // why no removal could start, if so
+  std::map<std::string, int> unremovable;  // reason -> nodes
+  int unneeded = 0;
+  absl::Time next_due = absl::InfiniteFuture();  // when an unneeded node's time passes
+  // The GPU use of the nodes judged, by state node (-1 where not worked out), so the idle-GPU
+  // count need not work it out again.
+  std::vector<double> gpu_use;
+};
+
+class ScaleDownStep {
+ public:
+  ScaleDownStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
+      : log_(log),
+        planner_(options.scale_down, options.limits),
+        actuator_(writer, log, options.scale_down, options.status) {}
+
+  // Moves every removal under way on, and starts the drains of the state's preempted nodes.
+  void ContinueRemovals(const ClusterView& view, const ClusterState& state, absl::Time now,
+                        ScaleDownReport& report);
+  // Judges, marks and starts what is due. `pods_for_existing_nodes`: pending pods that nodes
+  // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for.
+  ScaleDownResult Run(const ClusterView& view, const ClusterState& state,
+                      int pods_for_existing_nodes, int nodes_added, RunningNodeCache& nodes,
+                      absl::Time now, ScaleDownReport& report);
+
+ private:
+  LogSink& log_;
+  ScaleDownPlanner planner_;
+  ScaleDownMemory kept_;  // what the planner keeps from loop to loop
+  ScaleDownActuator actuator_;
+};
+
+}  // namespace gpua
+
+#endif  // GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_STEP_H_
