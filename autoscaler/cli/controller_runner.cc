@@ -13,7 +13,6 @@
 #include "autoscaler/controller/controller.h"
 #include "autoscaler/controller/dry_run_kube_writer.h"
 #include "autoscaler/controller/loop_schedule.h"
-#include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/kube/api_kube_writer.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "autoscaler/kube/leader_election.h"
@@ -118,7 +117,7 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   kube::ClusterWatchOptions watch;
   watch.reflector.log = &log;
   watch.config_map_namespace = c.controller.status.namespace_name;
-  watch.config_map_names = {kPriorityExpanderConfigMap};
+  watch.config_map_names = ConfigMapsRead(c.controller);
   const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
     if (p->unschedulable && p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
   };

@@ -5,10 +5,17 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/metrics/idle_gpus.h"
 #include "autoscaler/controller/pending_pods.h"
+#include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/controller/spot/homeless_pods.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
+
+std::vector<std::string> ConfigMapsRead(const ControllerOptions& options) {
+  std::vector<std::string> names = {kPriorityExpanderConfigMap};
+  if (options.status.write_configmap) names.push_back(options.status.configmap_name);
+  return names;
+}
 
 Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer,
                        Clock& clock, LogSink& log, AutoscalerMetrics* metrics,

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "autoscaler/controller/cluster_source.h"
@@ -34,6 +35,11 @@
 #include "cloudproviders/cloud_provider.h"
 
 namespace gpua {
+
+// The ConfigMaps of options.status.namespace_name the controller reads, for the source to
+// watch: the priority expander's, and its own status (where its intent is kept) when it
+// writes one.
+std::vector<std::string> ConfigMapsRead(const ControllerOptions& options);
 
 class Controller {
  public:

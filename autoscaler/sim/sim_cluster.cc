@@ -76,8 +76,13 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
   }
   patch_.pods.clear();
   patch_.node_pods.clear();
+  if (patch_.config_maps) {
+    view.config_maps.clear();
+    for (const auto& [key, cm] : config_maps_) view.config_maps.push_back(cm);
+  }
   patch_.jobs.clear();
   patch_.nodes = false;
+  patch_.config_maps = false;
   return view_;
 }
 
@@ -371,9 +376,17 @@ absl::Status SimCluster::RecordEvent(const EventRecord&) {
   return absl::OkStatus();
 }
 
-absl::Status SimCluster::WriteConfigMap(const std::string&, const std::string&,
-                                        const std::map<std::string, std::string>&,
-                                        const std::map<std::string, std::string>&) {
+absl::Status SimCluster::WriteConfigMap(const std::string& namespace_name,
+                                        const std::string& name,
+                                        const std::map<std::string, std::string>& data,
+                                        const std::map<std::string, std::string>& annotations) {
+  auto cm = std::make_shared<ConfigMapObject>();
+  cm->namespace_name = namespace_name;
+  cm->name = name;
+  cm->data = Labels(data.begin(), data.end());
+  cm->annotations = Labels(annotations.begin(), annotations.end());
+  config_maps_[absl::StrCat(namespace_name, "/", name)] = std::move(cm);
+  patch_.config_maps = true;
   return absl::OkStatus();
 }
 

@@ -226,8 +226,12 @@ class SimCluster : public ClusterSource, public KubeWriter {
     absl::flat_hash_set<std::string> node_pods;          // nodes whose bound pods changed
     absl::flat_hash_map<std::string, std::string> jobs;  // Jobs that came or went -> their ref
     bool nodes = true;
+    bool config_maps = false;
   };
   mutable ViewPatch patch_;
+  // The ConfigMaps the controller wrote (its status, with the intent kept there), by
+  // namespace/name: read back after a restart, as from a real cluster.
+  std::map<std::string, std::shared_ptr<const ConfigMapObject>> config_maps_;
   mutable std::shared_ptr<ClusterView> view_;
   mutable std::map<std::string, std::shared_ptr<const PodObject>> unschedulable_;  // by key
 };

@@ -27,7 +27,7 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
   watch.reflector.watch_timeout = absl::Seconds(5);
   watch.reflector.initial_backoff = absl::Milliseconds(20);
   watch.config_map_namespace = options.status.namespace_name;
-  watch.config_map_names = {"cluster-autoscaler-priority-expander"};
+  watch.config_map_names = ConfigMapsRead(options);
   watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
   writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
   options_ = options;

@@ -2,6 +2,8 @@
 // simulated cloud, one behaviour a scenario, on a manual clock.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "tests/integration/controller_harness.h"
 
@@ -106,6 +108,41 @@ TEST_CASE("a MIG pod scales a reconfigurable pool once, and the new node gets it
   auto node = h.server.Get("nodes", "", "a100-mig-0");
   REQUIRE(node.has_value());
   CHECK((*node)["metadata"]["labels"]["nvidia.com/mig.config"] == "all-3g.20gb");
+}
+
+TEST_CASE("MIG layouts of nodes asked for survive a restart: no node comes up without its layout",
+          "[controller][scale-up][mig][restart]") {
+  ControllerHarness h(kGroups);
+  h.AddPendingPod("small-0", {{"nvidia.com/mig-1g.5gb", "1"}});
+  h.AddPendingPod("large-0", {{"nvidia.com/mig-3g.20gb", "1"}});
+  LoopReport first = h.Step();
+  REQUIRE(first.scale_ups.size() == 1);
+  CHECK(first.scale_ups[0].request.group == "a100-mig");
+  REQUIRE(first.scale_ups[0].request.delta == 2);  // one layout a node, two layouts
+  // The intent is in the cluster before the nodes are: the status ConfigMap's annotation.
+  h.Step(absl::Seconds(5));
+  const nlohmann::json status = h.StatusConfigMap();
+  const std::string book =
+      status["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way", "");
+  CHECK_THAT(book, Catch::Contains("all-1g.5gb") && Catch::Contains("all-3g.20gb"));
+
+  h.RestartController();  // before either node registers (at 30 s)
+  for (int i = 0; i < 8; ++i) {
+    LoopReport r = h.Step(absl::Seconds(10));
+    CHECK(r.scale_ups.empty());
+  }
+  CHECK(h.TargetSize("a100-mig") == 2);
+  std::multiset<std::string> layouts;
+  for (const std::string node : {"a100-mig-0", "a100-mig-1"}) {
+    auto n = h.server.Get("nodes", "", node);
+    REQUIRE(n.has_value());
+    layouts.insert((*n)["metadata"]["labels"].value("nvidia.com/mig.config", "none"));
+  }
+  CHECK(layouts == std::multiset<std::string>{"all-1g.5gb", "all-3g.20gb"});
+  // Both nodes given theirs, the book is empty again.
+  const nlohmann::json after = h.StatusConfigMap();
+  CHECK(after["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way",
+                                               "") == "{}");
 }
 
 TEST_CASE("time-sliced share pods scale their pool once, not a node per share",

@@ -14,7 +14,11 @@ absl::Status FakeNodeGroup::Fails(const std::string& method) const {
   return it == failing.end() ? absl::OkStatus() : it->second;
 }
 
-std::string FakeNodeGroup::NextId() { return absl::StrCat("fake://", id_, "-", next_instance_++); }
+std::string FakeNodeGroup::NextId() {
+  std::string id = absl::StrCat("fake://", id_, "-", next_instance_++);
+  ever_listed.insert(id);
+  return id;
+}
 
 absl::StatusOr<int> FakeNodeGroup::TargetSize() {
   if (absl::Status s = Fails("TargetSize"); !s.ok()) return s;
@@ -112,9 +116,7 @@ absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> FakeCloudProvider::NodeG
 
 absl::StatusOr<std::shared_ptr<NodeGroup>> FakeCloudProvider::NodeGroupForNode(const NodeRef& node) {
   for (auto& g : groups_) {
-    for (const Instance& i : g->instances) {
-      if (i.id == node.provider_id) return std::shared_ptr<NodeGroup>(g);
-    }
+    if (g->ever_listed.contains(node.provider_id)) return std::shared_ptr<NodeGroup>(g);
   }
   return std::shared_ptr<NodeGroup>();
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ class FakeNodeGroup : public NodeGroup {
   // call to it returns, until erased.
   std::map<std::string, absl::Status> failing;
   std::vector<int> increases;                    // each IncreaseSize's delta
+  // Every instance ID it ever listed: a real provider still knows a node of its group by its
+  // provider ID once the instance is gone from the listing.
+  std::set<std::string> ever_listed;
   std::vector<std::vector<std::string>> deletions;  // each DeleteNodes' node names
 
  private:
@@ -68,7 +72,7 @@ class FakeCloudProvider : public CloudProvider {
 
   std::string Name() const override { return "fake"; }
   absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> NodeGroups() override;
-  // The group that lists the node's instance; none (null) otherwise.
+  // The group that lists, or once listed, the node's instance; none (null) otherwise.
   absl::StatusOr<std::shared_ptr<NodeGroup>> NodeGroupForNode(const NodeRef& node) override;
   // The price of the node's group, when it has one.
   absl::StatusOr<double> NodePrice(const NodeRef& node, absl::Time start, absl::Time end) override;

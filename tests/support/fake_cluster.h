@@ -1,0 +1,101 @@
+// The fakes put together the way a loop sees them: nodes registered for a fake group's
+// instances, pending pods, and the state a loop would build on a FakeClusterSource and a
+// FakeCloudProvider (the real ProviderReader and ClusterStateBuilder over them), so a test
+// of one step states everything that step sees.
+#ifndef GPUA_TESTS_SUPPORT_FAKE_CLUSTER_H_
+#define GPUA_TESTS_SUPPORT_FAKE_CLUSTER_H_
+
+#include <memory>
+#include <string>
+
+#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/provider_snapshot.h"
+#include "base/log.h"
+#include "tests/support/fake_cloud_provider.h"
+#include "tests/support/fake_cluster_source.h"
+
+namespace gpua::testing {
+
+inline Quantity Q(const std::string& text) { return *Quantity::Parse(text); }
+
+// A node of `group`'s template on a new running instance of it, added to `source`.
+inline NodePtr RegisterNode(FakeClusterSource& source, FakeNodeGroup& group,
+                            const std::string& name, absl::Time created, bool ready = true) {
+  auto n = std::make_shared<NodeObject>();
+  n->node.name = name;
+  n->node.labels = group.node_template.labels;
+  n->node.labels["kubernetes.io/hostname"] = name;
+  n->node.taints = group.node_template.taints;
+  n->node.allocatable = group.node_template.allocatable;
+  n->provider_id = group.AddRunning();
+  n->ready = ready;
+  n->created = created;
+  source.AddNode(n);
+  return n;
+}
+
+// A pod the scheduler could not place, tolerating every taint, of a live-looking ReplicaSet.
+inline PodPtr UnschedulablePod(const std::string& name, ResourceList requests, absl::Time created) {
+  auto p = std::make_shared<PodObject>();
+  p->spec.namespace_name = "ml";
+  p->spec.name = name;
+  p->spec.uid = "uid-" + name;
+  p->spec.requests = std::move(requests);
+  p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
+  p->phase = "Pending";
+  p->unschedulable = true;
+  p->created = created;
+  return p;
+}
+
+// A pod running on `node`, of ReplicaSet `owner` (which it adds to the view once).
+inline PodPtr RunningPod(FakeClusterSource& source, const std::string& name,
+                         const std::string& node, ResourceList requests,
+                         const std::string& owner = "web") {
+  auto p = std::make_shared<PodObject>();
+  p->spec.namespace_name = "ml";
+  p->spec.name = name;
+  p->spec.uid = "uid-" + name;
+  p->spec.node_name = node;
+  p->spec.requests = std::move(requests);
+  p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
+  p->spec.owner = OwnerReference{"ReplicaSet", owner, owner + "-uid", true};
+  p->phase = "Running";
+  source.AddPod(p);
+  if (!source.view.workloads.contains(WorkloadRef("ReplicaSet", "ml", owner))) {
+    auto rs = std::make_shared<WorkloadObject>();
+    rs->kind = "ReplicaSet";
+    rs->namespace_name = "ml";
+    rs->name = owner;
+    rs->uid = owner + "-uid";
+    rs->replicas = 1;
+    source.view.AddWorkload(std::move(rs));
+  }
+  return p;
+}
+
+// What one loop builds before it acts: the view, the provider read once, the state on both.
+// The state points into the provider snapshot; keep them together.
+struct LoopInputs {
+  std::shared_ptr<const ClusterView> view;
+  std::unique_ptr<ProviderSnapshot> provider;
+  ClusterState state;
+};
+
+inline LoopInputs BuildLoopInputs(const FakeClusterSource& source, FakeCloudProvider& cloud,
+                                  const ControllerOptions& options, NodeGroupBackoff& backoff,
+                                  absl::Time now, const MigLayoutBook& mig_layouts = {}) {
+  LoopInputs in;
+  in.view = source.View();
+  MemoryLogSink log;
+  ProviderReader reader(cloud, options, log);
+  in.provider = std::make_unique<ProviderSnapshot>(reader.Read(in.view->nodes, now));
+  ClusterStateBuilder builder(options.cluster_state);
+  in.state = builder.Build(*in.view, *in.provider, backoff, now, mig_layouts);
+  return in;
+}
+
+}  // namespace gpua::testing
+
+#endif  // GPUA_TESTS_SUPPORT_FAKE_CLUSTER_H_

@@ -1,0 +1,124 @@
+// Scale-up as one step of the loop: rounds, nominations and what pods hear, on the shared
+// fakes.
+#include "autoscaler/controller/scaleup/scale_up_step.h"
+
+#include <catch2/catch.hpp>
+
+#include "autoscaler/controller/events.h"
+#include "tests/support/fake_cluster.h"
+#include "tests/support/fake_kube_writer.h"
+#include "tests/unit/controller/controller_test_util.h"
+
+namespace gpua::testing {
+namespace {
+
+const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+
+NodeTemplate A100Template() {
+  NodeTemplate t;
+  t.name = "a100";
+  t.labels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"nvidia.com/gpu.count", "8"}};
+  t.allocatable = Res({{"cpu", "95"}, {"memory", "1100Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}});
+  return t;
+}
+
+struct StepFixture {
+  StepFixture() {
+    options.scale_up.expander = "price";
+    cloud.AddGroup("h100", 0, 4, H100Template()).price_per_hour = 10;
+    cloud.AddGroup("a100", 0, 4, A100Template()).price_per_hour = 20;
+  }
+  ScaleUpResult Run(absl::Time now) {
+    LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
+    const PendingPods pending = SelectPendingPods(*in.view, options.scale_up, now);
+    return step.Run(*in.view, in.state, pending, {}, in.state.healthy, mig_layouts, nodes, now);
+  }
+  ControllerOptions options;
+  FakeCloudProvider cloud;
+  FakeClusterSource source;
+  FakeKubeWriter writer;
+  MemoryLogSink log;
+  NodeGroupBackoff backoff{BackoffOptions{}};
+  MigLayoutBook mig_layouts;
+  RunningNodeCache nodes;
+  ScaleUpStep step{writer, backoff, log, options};
+};
+
+TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in the same loop",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  f.cloud.Find("h100")->failing["IncreaseSize"] = absl::UnavailableError("stockout");
+  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  const ScaleUpResult r = f.Run(kNow);
+  REQUIRE(r.outcomes.size() == 2);
+  CHECK(r.outcomes[0].request.group == "h100");
+  CHECK_FALSE(r.outcomes[0].status.ok());
+  CHECK(r.outcomes[1].request.group == "a100");
+  CHECK(r.outcomes[1].status.ok());
+  CHECK(f.cloud.Find("a100")->target == 1);
+  CHECK(f.backoff.Get("h100", kNow).has_value());
+}
+
+TEST_CASE("a pod asked for once is not asked for again while its node is on its way",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  REQUIRE(f.Run(kNow).outcomes.size() == 1);
+  for (int i = 1; i <= 5; ++i) {
+    const ScaleUpResult r = f.Run(kNow + absl::Seconds(10 * i));
+    CHECK(r.outcomes.empty());
+    CHECK(r.fit_existing == 1);
+  }
+  CHECK(f.cloud.Find("h100")->increases == std::vector<int>{1});
+}
+
+TEST_CASE("once its node registers, the pod's nominatedNodeName names it",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  REQUIRE(f.Run(kNow).outcomes.size() == 1);
+  FakeNodeGroup& h100 = *f.cloud.Find("h100");
+  // The instance asked for registers as a node (not ready yet: its GPUs start).
+  const std::string id = h100.instances[0].id;
+  auto n = std::make_shared<NodeObject>();
+  n->node.name = "h100-new";
+  n->node.labels = h100.node_template.labels;
+  n->node.allocatable = h100.node_template.allocatable;
+  n->provider_id = id;
+  n->created = kNow + absl::Seconds(30);
+  f.source.AddNode(n);
+  f.Run(kNow + absl::Seconds(40));
+  CHECK(f.writer.nominated.at("ml/train-0") == "h100-new");
+}
+
+TEST_CASE("a pod no pool can hold hears why once, not every loop",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  f.source.AddPod(UnschedulablePod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow));
+  for (int i = 0; i < 3; ++i) {
+    const ScaleUpResult r = f.Run(kNow + absl::Seconds(10 * i));
+    CHECK(r.without_scale_up == 1);
+    CHECK(r.outcomes.empty());
+  }
+  const auto said = f.writer.EventsWithReason(event_reason::kNotTriggerScaleUp);
+  REQUIRE(said.size() == 1);
+  CHECK_THAT(said[0].message, Catch::StartsWith("pod didn't trigger scale-up: a100, h100: "));
+}
+
+TEST_CASE("a pod that cannot be read is reported and never planned for",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  ScaleUpStep& step = f.step;
+  auto bad = std::make_shared<PodObject>(
+      *UnschedulablePod("broken-0", Res({{"nvidia.com/gpu", "1"}}), kNow));
+  bad->spec.invalid = absl::InvalidArgumentError("Pod ml/broken-0: spec.containers[0]: bad");
+  step.ReportInvalidPods({bad}, kNow);
+  step.ReportInvalidPods({bad}, kNow + absl::Seconds(10));
+  const auto said = f.writer.EventsWithReason(event_reason::kNotTriggerScaleUp);
+  REQUIRE(said.size() == 1);
+  CHECK(said[0].type == "Warning");
+  CHECK_THAT(said[0].message, Catch::Contains("it cannot be read"));
+}
+
+}  // namespace
+}  // namespace gpua::testing
