@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/controller_flags.h"
 #include "cloudproviders/externalgrpc/plugin_server.h"
 #include "cloudproviders/node_group_file.h"
@@ -52,8 +53,16 @@ nlohmann::json PendingPod(const std::string& name) {
 
 // One replica of the controller in a thread, as a Deployment's pod would run it.
 struct Replica {
+  // What one loop that ran saw and did, on the controller's clock.
+  struct Loop {
+    absl::Time start;
+    int unneeded = 0;
+    int deleted = 0;
+  };
   std::atomic<bool> stop{false};
   std::atomic<int> loops{0};
+  absl::Mutex mu;
+  std::vector<Loop> ran ABSL_GUARDED_BY(mu);
   std::atomic<int> port{0};
   std::atomic<int> exit_code{-1};
   MemoryLogSink log;
@@ -67,7 +76,12 @@ struct Replica {
     thread = std::thread([this, config = *config, &clock] {
       std::ostringstream out, err;
       RunnerHooks hooks;
-      hooks.loop_done = [this](const LoopReport& r) { loops += r.skipped.empty(); };
+      hooks.loop_done = [this](const LoopReport& r) {
+        if (!r.skipped.empty()) return;
+        absl::MutexLock lock(&mu);
+        ran.push_back({r.start, r.unneeded, static_cast<int>(r.removals.deleted.size())});
+        ++loops;
+      };
       hooks.serving = [this](int p) { port = p; };
       exit_code = RunController(config, {out, err, clock}, log, stop, hooks);
     });
@@ -224,16 +238,29 @@ TEST_CASE(
   CommandArgs args = c.Args();
   args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));  // the default: 10s
   Replica r(args, c.clock);
-  REQUIRE(Eventually([&] { return r.loops >= 1; }, absl::Seconds(20)));
-  absl::SleepFor(absl::Seconds(1));
-  CHECK(c.Target() == 1);  // busy
-  const absl::Time ended = c.clock.Now();
+  // Busy: judged in two loops, kept in both.
+  REQUIRE(Eventually([&] { return r.loops >= 2; }, absl::Seconds(30)));
+  CHECK(c.Target() == 1);
   c.server.Delete("pods", "ml", "train-0");
-  REQUIRE(Eventually([&] { return c.Target() == 0; }, absl::Seconds(20)));
-  const absl::Duration took = c.clock.Now() - ended;
-  INFO("back at zero after " << absl::FormatDuration(took));
-  CHECK(took >= absl::Seconds(3));
-  CHECK(took < absl::Seconds(3) + absl::Seconds(4));
+  REQUIRE(Eventually([&] { return c.Target() == 0; }, absl::Seconds(30)));
+  r.Stop();
+  // The schedule the loops kept, on the controller's own clock: no wall-clock bound.
+  absl::MutexLock lock(&r.mu);
+  const std::vector<Replica::Loop>& ran = r.ran;
+  size_t first_unneeded = 0, removal = 0;
+  while (first_unneeded < ran.size() && ran[first_unneeded].unneeded == 0) ++first_unneeded;
+  while (removal < ran.size() && ran[removal].deleted == 0) ++removal;
+  REQUIRE(first_unneeded >= 2);  // the two busy loops found nothing unneeded
+  REQUIRE(removal < ran.size());
+  REQUIRE(removal > first_unneeded);
+  const absl::Duration scan = absl::Seconds(10);
+  INFO("unneeded from " << ran[first_unneeded].start << ", removed at " << ran[removal].start);
+  // The pod leaving woke a loop before the next scan, and so did the idle timeout's end.
+  CHECK(ran[first_unneeded].start - ran[first_unneeded - 1].start < scan);
+  CHECK(ran[removal].start - ran[removal - 1].start < scan);
+  // Removed only once its 3s idle timeout had passed, and in the first loop after it did.
+  CHECK(ran[removal].start - ran[first_unneeded].start >= absl::Seconds(3));
+  CHECK(ran[removal - 1].start - ran[first_unneeded].start < absl::Seconds(3));
 }
 
 }  // namespace

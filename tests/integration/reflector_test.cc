@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "tests/support/fake_api_client.h"
+#include "tests/support/eventually.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -204,18 +205,22 @@ TEST_CASE("5xx answers back off and recover, a malformed watch line restarts the
   h.Start();
   REQUIRE(h.Converges(Expected(want)));
   CHECK(h.Logged("HTTP 503"));
+  const auto watches = [&] {
+    int n = 0;
+    for (const FakeApiServer::Access& a : h.server.accesses()) n += a.verb == "watch";
+    return n;
+  };
+  const int before = watches();
   h.server.PoisonNextWatch();
-  // The current watch ends at its timeout; the next one starts with the bad line.
+  // The current watch ends at its timeout; the next one starts with the bad line, and the
+  // reflector, reading it, opens another.
+  REQUIRE(testing::Eventually([&] { return watches() >= before + 2; }, absl::Seconds(20)));
+  CHECK(h.Logged("malformed line"));
   for (int i = 0; i < 3; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
     const std::string name = absl::StrCat("c", i);
     want.emplace_back("ml/" + name, h.server.Upsert("pods", Pod(name)));
   }
   CHECK(h.Converges(Expected(want)));
-  for (int i = 0; i < 200 && !h.Logged("malformed line"); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  CHECK(h.Logged("malformed line"));
   CHECK(h.store.duplicates() == 0);
 }
 

@@ -1,9 +1,13 @@
 #include "base/log.h"
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <iostream>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace gpua {
 namespace {
@@ -32,13 +36,19 @@ TEST_CASE("a stream sink writes one prefixed line per call", "[log]") {
         "gpu-autoscaler inspect: listing again\n");
 }
 
-TEST_CASE("the stderr sink stamps lines with the clock it is given", "[log]") {
+TEST_CASE("the stderr sink stamps lines with the clock it is given, as klog does", "[log]") {
   ManualClock clock(absl::FromCivil(absl::CivilSecond(2026, 12, 1, 10, 0, 0), absl::UTCTimeZone()));
   StderrLogSink log(clock);
-  log.Info("written without a crash");  // the format is klog's; its text goes to stderr
-  clock.Advance(absl::Seconds(1));
-  log.Error("and again");
-  SUCCEED();
+  std::ostringstream captured;
+  std::streambuf* const stderr_buffer = std::cerr.rdbuf(captured.rdbuf());
+  log.Info("first line");
+  clock.Advance(absl::Seconds(1) + absl::Microseconds(250));
+  log.Error("second line");
+  std::cerr.rdbuf(stderr_buffer);
+  const std::string pid = absl::StrFormat("%7d", getpid());
+  CHECK(captured.str() ==
+        absl::StrCat("I1201 10:00:00.000000 ", pid, " gpu-autoscaler] first line\n",
+                     "E1201 10:00:01.000250 ", pid, " gpu-autoscaler] second line\n"));
 }
 
 TEST_CASE("a sleep that may be stopped returns early once stopped", "[clock]") {
