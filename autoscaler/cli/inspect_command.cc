@@ -60,8 +60,8 @@ nlohmann::json Report(const ClusterView& view) {
       const GpuInventory& gpus = **inventory;
       node["gpu_sharing"] = std::string(GpuSharingName(gpus.sharing));
       node["physical_gpus"] = gpus.physical_count;
-      node["physical_gpu_utilization"] = PhysicalGpuUtilization(
-          gpus, gpus.mig_layouts.empty() ? nullptr : &gpus.mig_layouts[0], used);
+      node["physical_gpu_utilization"] =
+          PhysicalGpuUtilization(gpus, gpus.LayoutNamed(n->Marks().mig_layout), used);
     } else if (!inventory.ok()) {
       node["gpu_error"] = std::string(inventory.status().message());
     }

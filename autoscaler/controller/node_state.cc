@@ -1,5 +1,7 @@
 #include "autoscaler/controller/node_state.h"
 
+#include "autoscaler/controller/cluster_state.h"
+
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
@@ -26,9 +28,17 @@ absl::string_view NodeStateName(NodeState state) {
 
 NodeState StateOf(const NodeObject& n) {
   if (!n.ready) return NodeState::kNotReady;
-  const bool promises_gpus = n.node.labels.contains("nvidia.com/gpu.product") ||
-                             n.node.labels.contains("nvidia.com/gpu.count");
-  if (promises_gpus && GpuPart(n.node.allocatable).empty()) return NodeState::kGpusNotAdvertised;
+  // The controller's rule, with the node's own labels as its template: every GPU resource
+  // they promise (MIG devices of the layout its label names), whatever the vendor.
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
+  if (gpus.ok() && *gpus != nullptr) {
+    return GpusAdvertised(n, **gpus) ? NodeState::kReady : NodeState::kGpusNotAdvertised;
+  }
+  // Labels that name GPUs but cannot say how many (an AMD node before its device plugin):
+  // not advertised while no GPU resource of any kind is.
+  if (LabelsNameGpus(n.node.labels) && GpuPart(n.node.allocatable).empty()) {
+    return NodeState::kGpusNotAdvertised;
+  }
   return NodeState::kReady;
 }
 

@@ -21,9 +21,10 @@ std::string GroupLabelOf(const NodeObject& node);
 enum class NodeState { kReady, kNotReady, kGpusNotAdvertised };
 absl::string_view NodeStateName(NodeState state);
 
-// Ready=True with every GPU it should have advertised is kReady. A node whose labels say it
-// has GPUs (GPU Feature Discovery's product or count label) but whose
-// allocatable has no GPU resource is kGpusNotAdvertised.
+// Ready=True with every GPU it should have advertised is kReady: the rule the controller
+// judges a group's node by (GpusAdvertised), with the node's own GPU labels as the template,
+// for every vendor. A node whose labels name GPUs (NVIDIA's GPU Feature Discovery, AMD's node
+// labeller) that its allocatable does not show is kGpusNotAdvertised.
 NodeState StateOf(const NodeObject& node);
 
 }  // namespace gpua

@@ -494,13 +494,8 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   if (node.group->gpus.has_value() && pod.arrival->gpu) {
     const NodeObject& n = *node.object;
     auto layout_label = n.node.labels.find(kMigConfigLabel);
-    const NamedMigLayout* layout = nullptr;
-    for (const NamedMigLayout& l : node.group->gpus->mig_layouts) {
-      if (layout == nullptr ||
-          (layout_label != n.node.labels.end() && l.name == layout_label->second)) {
-        layout = &l;
-      }
-    }
+    const NamedMigLayout* layout = node.group->gpus->LayoutNamed(
+        layout_label == n.node.labels.end() ? "" : absl::string_view(layout_label->second));
     pod.gpus = PhysicalGpuUtilization(*node.group->gpus, layout, pod.object->spec.requests) *
                node.group->gpus->physical_count;
     gpus_in_use_[node.group->config->spec.id] += pod.gpus;

@@ -25,11 +25,7 @@ ResourceList AdvertisedAllocatable(const NodeTemplate& t,
     allocatable.Set(res, q);
   }
   if (!gpus_ready) return allocatable;
-  const NamedMigLayout* layout = nullptr;
-  for (const NamedMigLayout& l : inventory->mig_layouts) {
-    if (layout == nullptr || l.name == mig_layout) layout = &l;
-  }
-  return allocatable + inventory->Advertised(layout);
+  return allocatable + inventory->Advertised(inventory->LayoutNamed(mig_layout));
 }
 
 std::string SimulatedNodeName(const std::string& provider_id) {

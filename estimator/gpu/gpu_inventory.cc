@@ -281,7 +281,7 @@ absl::StatusOr<int> InventoryReader::PhysicalCount(const GpuInventory& inv) cons
 absl::Status InventoryReader::CheckAgainstAllocatable(const GpuInventory& inv) const {
   if (inv.reconfigurable()) return absl::OkStatus();  // the layout is chosen per node
   const ResourceList expected =
-      inv.Advertised(inv.mig_layouts.empty() ? nullptr : &inv.mig_layouts[0]);
+      inv.Advertised(inv.LayoutNamed(""));
   for (const auto& [name, q] : allocatable_) {
     const std::optional<GpuResource> r = ClassifyGpuResource(name);
     if (!r.has_value() || r->vendor != inv.vendor) continue;
@@ -414,6 +414,21 @@ int GpuInventory::LayoutIndex(const NamedMigLayout* layout) const {
     if (&mig_layouts[i] == layout) return static_cast<int>(i);
   }
   return -2;
+}
+
+bool LabelsNameGpus(const Labels& labels) {
+  return std::any_of(labels.begin(), labels.end(), [](const auto& kv) {
+    return absl::StartsWith(kv.first, "nvidia.com/gpu.") ||
+           absl::StartsWith(kv.first, "amd.com/gpu.") ||
+           absl::StartsWith(kv.first, "beta.amd.com/gpu.");
+  });
+}
+
+const NamedMigLayout* GpuInventory::LayoutNamed(absl::string_view name) const {
+  for (const NamedMigLayout& l : mig_layouts) {
+    if (l.name == name) return &l;
+  }
+  return mig_layouts.empty() ? nullptr : &mig_layouts[0];
 }
 
 std::shared_ptr<const ResourceList> GpuInventory::SharedAdvertised(

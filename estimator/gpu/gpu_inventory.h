@@ -67,6 +67,10 @@ struct GpuInventory {
   std::string driver_version;          // NVIDIA driver, when known
 
   bool reconfigurable() const { return mig_layouts.size() > 1; }
+  // A node's MIG layout: the one named `name` (its nvidia.com/mig.config), else the first;
+  // null for an inventory without layouts. The one rule every reader of a node's MIG
+  // devices uses.
+  const NamedMigLayout* LayoutNamed(absl::string_view name) const;
   // The resources the device plugin advertises, with `layout` for a MIG node.
   ResourceList Advertised(const NamedMigLayout* layout = nullptr) const;
   // The same, shared: worked out once for no layout or each of this inventory's own.
@@ -98,6 +102,10 @@ double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* la
 
 // Reads the inventory of a node or template; nullopt when it has no GPUs. Errors name
 // `what` (e.g. "node group h100: template") and the label, annotation or resource at fault.
+// Whether a node's labels say it has GPUs of some vendor: NVIDIA GPU Feature Discovery's
+// nvidia.com/gpu.* labels, AMD's node labeller's amd.com/gpu.* (or beta.amd.com/gpu.*).
+bool LabelsNameGpus(const Labels& labels);
+
 absl::StatusOr<std::optional<GpuInventory>> ReadGpuInventory(const Labels& labels,
                                                              const Labels& annotations,
                                                              const ResourceList& allocatable,

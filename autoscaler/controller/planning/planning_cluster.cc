@@ -49,13 +49,6 @@ std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::s
   return props;
 }
 
-const NamedMigLayout* FindLayout(const GpuInventory& gpus, absl::string_view name) {
-  for (const NamedMigLayout& l : gpus.mig_layouts) {
-    if (l.name == name) return &l;
-  }
-  return gpus.mig_layouts.empty() ? nullptr : &gpus.mig_layouts[0];
-}
-
 // `allocatable` with the GPUs of the group's vendor replaced by what the template's
 // inventory advertises (with `layout` for a MIG pool): a template at zero often lists no GPU
 // resources at all, its annotations saying what the device plugin will advertise.
@@ -66,7 +59,7 @@ ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventor
     const std::optional<GpuResource> r = ClassifyGpuResource(name);
     if (!r.has_value() || r->vendor != gpus.vendor) out.Set(name, q);
   }
-  return out + *gpus.SharedAdvertised(FindLayout(gpus, layout));
+  return out + *gpus.SharedAdvertised(gpus.LayoutNamed(layout));
 }
 
 // A node still starting, as it will be once its GPUs are advertised: the template's GPUs in

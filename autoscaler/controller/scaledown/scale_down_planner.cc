@@ -251,12 +251,7 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
   const bool own_gpus = own.ok() && *own != nullptr;
   const GpuInventory* gpus = own_gpus ? own->get() : g.gpus.get();
   const auto compute = [&] {
-    const NamedMigLayout* layout = nullptr;
-    if (gpus != nullptr) {
-      for (const NamedMigLayout& l : gpus->mig_layouts) {
-        if (layout == nullptr || l.name == s.mig_layout) layout = &l;
-      }
-    }
+    const NamedMigLayout* layout = gpus == nullptr ? nullptr : gpus->LayoutNamed(s.mig_layout);
     const std::vector<PodPtr>& on_node = view.PodsOn(n.node.name);
     std::vector<PodUse> pods;
     pods.reserve(on_node.size());

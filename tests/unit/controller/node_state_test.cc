@@ -29,6 +29,34 @@ TEST_CASE("a GPU node whose device plugin has not advertised its GPUs yet is tol
   CHECK(NodeStateName(NodeState::kGpusNotAdvertised) == "gpus not advertised");
 }
 
+TEST_CASE("GPUs advertised is the controller's rule, for AMD and MIG nodes too",
+          "[controller][node-state]") {
+  const ResourceList cpu_only = {{"cpu", Quantity::FromUnits(16)}};
+  // AMD's node labeller names the GPUs; the device plugin has not started.
+  NodeObject amd;
+  amd.node.name = "mi300-1";
+  amd.node.labels = {{"amd.com/gpu.family", "AI"}, {"amd.com/gpu.device-id", "74a1"}};
+  amd.node.allocatable = cpu_only;
+  amd.ready = true;
+  CHECK(StateOf(amd) == NodeState::kGpusNotAdvertised);
+  NodeObject amd_up = amd;
+  amd_up.node.allocatable.Set("amd.com/gpu", Quantity::FromUnits(8));
+  CHECK(StateOf(amd_up) == NodeState::kReady);
+  // A MIG node whose label names its layout: ready only once that layout's devices show.
+  NodeObject mig;
+  mig.node.name = "a100-1";
+  mig.node.labels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-40GB"},
+                     {"nvidia.com/gpu.count", "1"},
+                     {"nvidia.com/mig.strategy", "mixed"},
+                     {"nvidia.com/mig.config", "all-3g.20gb"}};
+  mig.node.allocatable = cpu_only;
+  mig.ready = true;
+  CHECK(StateOf(mig) == NodeState::kGpusNotAdvertised);
+  NodeObject mig_up = mig;
+  mig_up.node.allocatable.Set("nvidia.com/mig-3g.20gb", Quantity::FromUnits(2));
+  CHECK(StateOf(mig_up) == NodeState::kReady);
+}
+
 TEST_CASE("a node's group label is ours, else its instance type", "[controller][node-state]") {
   NodeObject n = GpuNode(true, {});
   CHECK(GroupLabelOf(n) == "-");
