@@ -14,7 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/kube/api_client.h"
 #include "autoscaler/kube/rest_config.h"
-#include "autoscaler/kube/simulated_node_registrar.h"
+#include "autoscaler/cli/simulated_node_registrar.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/flag_set.h"

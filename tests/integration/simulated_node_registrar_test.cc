@@ -1,6 +1,6 @@
 // The example plugin as the cloud of a development cluster: the simulated cloud's instances
 // become Nodes of the (fake) API server and go when the instances go; others' Nodes stay.
-#include "autoscaler/kube/simulated_node_registrar.h"
+#include "autoscaler/cli/simulated_node_registrar.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,8 +4,8 @@
 // once the cloud says they are ready), labelled as ours; a Node of ours whose instance is
 // gone is deleted, as a cloud controller manager would. Nodes not labelled as ours are never
 // touched.
-#ifndef GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
-#define GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
+#ifndef GPUA_AUTOSCALER_CLI_SIMULATED_NODE_REGISTRAR_H_
+#define GPUA_AUTOSCALER_CLI_SIMULATED_NODE_REGISTRAR_H_
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -47,4 +47,4 @@ class SimulatedNodeRegistrar {
 
 }  // namespace gpua::kube
 
-#endif  // GPUA_AUTOSCALER_KUBE_SIMULATED_NODE_REGISTRAR_H_
+#endif  // GPUA_AUTOSCALER_CLI_SIMULATED_NODE_REGISTRAR_H_

@@ -1,4 +1,4 @@
-#include "autoscaler/kube/simulated_node_registrar.h"
+#include "autoscaler/cli/simulated_node_registrar.h"
 
 #include <set>
 
