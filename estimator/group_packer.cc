@@ -72,11 +72,8 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
     t.variants.push_back({"", catalog.ToVector(tmpl.allocatable), {}});
   } else {
     t.props->gpu = t.gpu;
-    ResourceList base;  // everything but the GPUs, which come as the inventory says
-    for (const auto& [name, q] : tmpl.allocatable) {
-      const std::optional<GpuResource> r = ClassifyGpuResource(name);
-      if (!r.has_value() || r->vendor != t.gpu->vendor) base.Set(name, q);
-    }
+    // Everything but the GPUs, which come as the inventory says.
+    const ResourceList base = t.gpu->WithoutGpus(tmpl.allocatable);
     std::vector<const NamedMigLayout*> layouts;
     for (const NamedMigLayout& l : t.gpu->mig_layouts) layouts.push_back(&l);
     if (layouts.empty()) layouts.push_back(nullptr);

@@ -36,9 +36,6 @@ struct NodeObject {
   // Its removal taints, annotations and MIG layout label (ReadNodeMarks), read once.
   const NodeMarks& Marks() const;
   Memo<NodeMarks> marks_read;
-  // Whether its allocatable shows its group's GPUs, by the group's template inventory (held,
-  // so its address is not reused): asked of every GPU node every loop.
-  KeyedMemo<std::shared_ptr<const GpuInventory>, bool> gpus_advertised;
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);

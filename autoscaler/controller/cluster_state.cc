@@ -63,7 +63,7 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
   } else if (!n.ready) {
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
   } else if (group != nullptr && group->gpus != nullptr &&
-             !n.gpus_advertised.Get(group->gpus, [&] { return GpusAdvertised(n, *group->gpus); })) {
+             !GpusAdvertised(n, *group->gpus)) {
     // Ready, but the driver and device plugin are not done: its GPUs are on their way.
     s.gpus_pending = true;
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;

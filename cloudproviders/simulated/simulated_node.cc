@@ -18,12 +18,7 @@ ResourceList AdvertisedAllocatable(const NodeTemplate& t,
                                    const std::optional<GpuInventory>& inventory,
                                    absl::string_view mig_layout, bool gpus_ready) {
   if (!inventory.has_value()) return t.allocatable;
-  ResourceList allocatable;
-  for (const auto& [res, q] : t.allocatable) {
-    const auto kind = ClassifyGpuResource(res);
-    if (kind.has_value() && kind->vendor == inventory->vendor) continue;  // the device plugin's
-    allocatable.Set(res, q);
-  }
+  ResourceList allocatable = inventory->WithoutGpus(t.allocatable);  // GPUs: the device plugin's
   if (!gpus_ready) return allocatable;
   return allocatable + inventory->Advertised(inventory->LayoutNamed(mig_layout));
 }

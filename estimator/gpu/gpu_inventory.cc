@@ -424,6 +424,15 @@ bool LabelsNameGpus(const Labels& labels) {
   });
 }
 
+ResourceList GpuInventory::WithoutGpus(const ResourceList& allocatable) const {
+  ResourceList out;
+  for (const auto& [name, q] : allocatable) {
+    const std::optional<GpuResource> r = ClassifyGpuResource(name);
+    if (!r.has_value() || r->vendor != vendor) out.Set(name, q);
+  }
+  return out;
+}
+
 const NamedMigLayout* GpuInventory::LayoutNamed(absl::string_view name) const {
   for (const NamedMigLayout& l : mig_layouts) {
     if (l.name == name) return &l;

@@ -67,6 +67,10 @@ struct GpuInventory {
   std::string driver_version;          // NVIDIA driver, when known
 
   bool reconfigurable() const { return mig_layouts.size() > 1; }
+  // `allocatable` without this vendor's GPU resources: what a node of these GPUs offers
+  // besides what its device plugin advertises (a template at zero often lists none, or the
+  // wrong ones, its labels and annotations saying what will be advertised).
+  ResourceList WithoutGpus(const ResourceList& allocatable) const;
   // A node's MIG layout: the one named `name` (its nvidia.com/mig.config), else the first;
   // null for an inventory without layouts. The one rule every reader of a node's MIG
   // devices uses.

@@ -54,12 +54,7 @@ std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::s
 // resources at all, its annotations saying what the device plugin will advertise.
 ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventory& gpus,
                               absl::string_view layout) {
-  ResourceList out;
-  for (const auto& [name, q] : allocatable) {
-    const std::optional<GpuResource> r = ClassifyGpuResource(name);
-    if (!r.has_value() || r->vendor != gpus.vendor) out.Set(name, q);
-  }
-  return out + *gpus.SharedAdvertised(gpus.LayoutNamed(layout));
+  return gpus.WithoutGpus(allocatable) + *gpus.SharedAdvertised(gpus.LayoutNamed(layout));
 }
 
 // A node still starting, as it will be once its GPUs are advertised: the template's GPUs in
