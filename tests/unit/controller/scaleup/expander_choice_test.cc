@@ -1,0 +1,86 @@
+// The expander chain a loop plans with: the priority expander's ConfigMap read each loop, a
+// bad one said once, a chain that cannot be built falling back to least-waste.
+#include "autoscaler/controller/scaleup/expander_choice.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/support/fake_cluster_source.h"
+
+namespace gpua::testing {
+namespace {
+
+NodeGroupSpec Spec(const std::string& id) {
+  NodeGroupSpec g;
+  g.id = id;
+  return g;
+}
+
+// Which of two equal options (group a100, then h100) the chain picks.
+std::string Picks(Expander& e) {
+  static const NodeGroupSpec a100 = Spec("a100"), h100 = Spec("h100");
+  std::vector<ScaleUpOption> options(2);
+  options[0].group = &a100;
+  options[1].group = &h100;
+  for (ScaleUpOption& o : options) {  // equal in all but the group's name
+    o.new_nodes = 1;
+    o.pod_count = 1;
+    o.pods_requests.Set("cpu", Quantity::FromUnits(1));
+    o.nodes_allocatable.Set("cpu", Quantity::FromUnits(2));
+  }
+  const int best = ChooseOption(e, options);
+  return best < 0 ? "" : options[best].group->id;
+}
+
+void SetPriorities(FakeClusterSource& source, const std::string& yaml) {
+  auto cm = std::make_shared<ConfigMapObject>();
+  cm->namespace_name = "kube-system";
+  cm->name = "cluster-autoscaler-priority-expander";
+  cm->data = {{"priorities", yaml}};
+  source.view.config_maps = {cm};
+}
+
+TEST_CASE("the priority expander follows its ConfigMap as it is edited",
+          "[controller][scale-up][expander]") {
+  ScaleUpOptions options;
+  options.expander = "priority,least-waste";
+  MemoryLogSink log;
+  ExpanderChoice choice(options, "kube-system", log);
+  FakeClusterSource source;
+  SetPriorities(source, "10:\n  - h100\n1:\n  - a100\n");
+  CHECK(Picks(*choice.For(*source.View())) == "h100");
+  SetPriorities(source, "10:\n  - a100\n1:\n  - h100\n");
+  CHECK(Picks(*choice.For(*source.View())) == "a100");
+}
+
+TEST_CASE("a priorities text that does not parse is said once and planned without",
+          "[controller][scale-up][expander]") {
+  ScaleUpOptions options;
+  options.expander = "priority,least-waste";
+  MemoryLogSink log;
+  ExpanderChoice choice(options, "kube-system", log);
+  FakeClusterSource source;
+  SetPriorities(source, "ten: [not, a, number\n");
+  CHECK_FALSE(Picks(*choice.For(*source.View())).empty());
+  CHECK_FALSE(Picks(*choice.For(*source.View())).empty());
+  int said = 0;
+  for (const std::string& line : log.lines()) {
+    said += line.find("cluster-autoscaler-priority-expander key priorities") != std::string::npos;
+  }
+  CHECK(said == 1);
+}
+
+TEST_CASE("a priority regex that does not compile falls back to least-waste for the loop",
+          "[controller][scale-up][expander]") {
+  ScaleUpOptions options;
+  options.expander = "priority";
+  MemoryLogSink log;
+  ExpanderChoice choice(options, "kube-system", log);
+  FakeClusterSource source;
+  SetPriorities(source, "10:\n  - \"h100[\"\n");
+  std::unique_ptr<Expander> e = choice.For(*source.View());
+  CHECK(e->name() == "least-waste");
+  CHECK(log.Contains("using least-waste this loop"));
+}
+
+}  // namespace
+}  // namespace gpua::testing
