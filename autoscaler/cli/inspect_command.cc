@@ -217,11 +217,19 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
   StreamLogSink log(io.err, "gpu-autoscaler inspect: ");
   absl::Mutex out_mu;
   std::atomic<bool> watching{false};
+  // Changes that come while the table is made are held and printed after it.
+  bool table_out ABSL_GUARDED_BY(out_mu) = false;
+  std::vector<std::string> held ABSL_GUARDED_BY(out_mu);
   const auto change = [&](const std::string& line) {
     if (!watching) return;
+    std::string stamped =
+        absl::StrCat(absl::FormatTime("%H:%M:%S ", io.clock.Now(), absl::LocalTimeZone()), line);
     absl::MutexLock lock(&out_mu);
-    io.out << absl::FormatTime("%H:%M:%S ", io.clock.Now(), absl::LocalTimeZone()) << line
-           << std::endl;
+    if (table_out) {
+      io.out << stamped << std::endl;
+    } else {
+      held.push_back(std::move(stamped));
+    }
   };
   absl::StatusOr<Connection> cluster = Connect(f, io, log, change);
   if (!cluster.ok()) {
@@ -234,6 +242,9 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
            << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;
   }
+  // Watching starts before the view is taken: a change that comes before it is in the table,
+  // one after it is printed after the table; none is lost.
+  watching = f.watch > absl::ZeroDuration();
   nlohmann::json report = Report(*cluster->watch->View());
   AddStatus(*cluster->client, f, report);
   {
@@ -244,9 +255,10 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
       PrintTable(report, io.out);
       PrintStatus(report, io.out);
     }
+    for (const std::string& line : held) io.out << line << std::endl;
+    table_out = true;
   }
   if (f.watch > absl::ZeroDuration()) {
-    watching = true;
     io.clock.SleepFor(f.watch);
     watching = false;
   }

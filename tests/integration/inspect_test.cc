@@ -5,6 +5,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/inspect_command.h"
 #include "tests/support/config_files.h"
 #include "tests/support/eventually.h"
@@ -121,24 +122,48 @@ TEST_CASE("inspect shows the node groups as the controller's status ConfigMap ha
                               Catch::Contains("backed off: OutOfCapacity: no p5"));
 }
 
+// An output another thread may read while inspect writes it: no put area, so every write
+// comes through one of the two calls below, each under the lock.
+class LockedBuffer : public std::streambuf {
+ public:
+  std::string Text() {
+    absl::MutexLock lock(&mu_);
+    return text_;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    absl::MutexLock lock(&mu_);
+    text_.push_back(traits_type::to_char_type(c));
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    absl::MutexLock lock(&mu_);
+    text_.append(s, static_cast<size_t>(n));
+    return n;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::string text_;
+};
+
 TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]") {
   FakeApiServer server;
   Populate(server);
-  std::ostringstream out, err;
+  LockedBuffer buffer;
+  std::ostream out(&buffer);
+  std::ostringstream err;
   std::thread run([&] {
     testing::RunCommand(
         RunInspectCommand,
-        {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-3"), "--watch", "2s"}, out, err);
+        {"--kubeconfig", KubeconfigFor(server.url(), "gpua-inspect-3"), "--watch", "3s"}, out, err);
   });
-  // The new pod comes once inspect watches pods (a fixed sleep lost the race on a busy CI
-  // machine: the pod landed in the first list, which is printed as the table, not a change).
-  const bool watching = testing::Eventually(
-      [&] {
-        for (const FakeApiServer::Access& a : server.accesses()) {
-          if (a.verb == "watch" && a.resource == "pods") return true;
-        }
-        return false;
-      },
+  // The new pod comes once the table is out: a pod that came before it would be in the table,
+  // which is what the first view shows, not a change.
+  const bool table_printed = testing::Eventually(
+      [&] { return buffer.Text().find("unschedulable pod(s)") != std::string::npos; },
       absl::Seconds(10));
   server.Upsert(
       "pods",
@@ -148,8 +173,12 @@ TEST_CASE("inspect --watch prints each change as it arrives", "[kube][inspect]")
         {{"conditions",
           {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}});
   run.join();
-  REQUIRE(watching);
-  CHECK_THAT(out.str(), Catch::Contains("pod added ml/late (unschedulable)"));
+  REQUIRE(table_printed);
+  const std::string text = buffer.Text();
+  const size_t table_end = text.find("unschedulable pod(s)");
+  const size_t change = text.find("pod added ml/late (unschedulable)");
+  REQUIRE(change != std::string::npos);
+  CHECK(change > table_end);
 }
 
 TEST_CASE("inspect says which server it could not reach", "[kube][inspect]") {
