@@ -17,8 +17,6 @@
 
 namespace gpua::testing {
 
-inline Quantity Q(const std::string& text) { return *Quantity::Parse(text); }
-
 // A node of `group`'s template on a new running instance of it, added to `source`.
 inline NodePtr RegisterNode(FakeClusterSource& source, FakeNodeGroup& group,
                             const std::string& name, absl::Time created, bool ready = true) {
@@ -33,20 +31,6 @@ inline NodePtr RegisterNode(FakeClusterSource& source, FakeNodeGroup& group,
   n->created = created;
   source.AddNode(n);
   return n;
-}
-
-// A pod the scheduler could not place, tolerating every taint, of a live-looking ReplicaSet.
-inline PodPtr UnschedulablePod(const std::string& name, ResourceList requests, absl::Time created) {
-  auto p = std::make_shared<PodObject>();
-  p->spec.namespace_name = "ml";
-  p->spec.name = name;
-  p->spec.uid = "uid-" + name;
-  p->spec.requests = std::move(requests);
-  p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
-  p->phase = "Pending";
-  p->unschedulable = true;
-  p->created = created;
-  return p;
 }
 
 // A pod running on `node`, of ReplicaSet `owner` (which it adds to the view once).

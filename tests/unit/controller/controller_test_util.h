@@ -26,6 +26,15 @@ inline NodeTemplate H100Template() {
   return t;
 }
 
+inline NodeTemplate A100Template() {
+  NodeTemplate t;
+  t.name = "a100";
+  t.labels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"nvidia.com/gpu.count", "8"}};
+  t.allocatable =
+      Res({{"cpu", "95"}, {"memory", "1100Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}});
+  return t;
+}
+
 inline ProviderGroup Group(const std::string& id, NodeTemplate t, int target = 0, int max = 10) {
   ProviderGroup g;
   g.id = id;

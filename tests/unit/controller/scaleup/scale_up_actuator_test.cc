@@ -21,7 +21,7 @@ struct ActuatorFixture {
     ScaleUpRequest r;
     r.group = "h100";
     r.delta = delta;
-    r.pods = {UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)};
+    r.pods = {PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)};
     ScaleUpActuator actuator(writer, backoff, log, options.status);
     return actuator.Execute({r}, inputs.state, added, kNow);
   }

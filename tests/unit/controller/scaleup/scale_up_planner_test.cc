@@ -13,14 +13,6 @@ namespace {
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-NodeTemplate A100Template() {
-  NodeTemplate t;
-  t.name = "a100";
-  t.labels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"nvidia.com/gpu.count", "8"}};
-  t.allocatable = Res({{"cpu", "95"}, {"memory", "1100Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}});
-  return t;
-}
-
 struct PlannerFixture {
   PlannerFixture() {
     options.scale_up.expander = "price";
@@ -47,7 +39,7 @@ struct PlannerFixture {
 TEST_CASE("an 8-GPU pod goes to the cheapest pool that holds it, one node",
           "[controller][scale-up][planner]") {
   PlannerFixture f;
-  const ScaleUpDecision d = f.Plan({UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
+  const ScaleUpDecision d = f.Plan({PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
   REQUIRE(d.requests.size() == 1);
   CHECK(d.requests[0].group == "h100");
   CHECK(d.requests[0].delta == 1);
@@ -66,7 +58,7 @@ TEST_CASE("a pool at its max is skipped and the next-best pool is asked",
     RegisterNode(f.source, h100, name, kNow - absl::Hours(1));
     RunningPod(f.source, absl::StrCat("busy-", i), name, Res({{"nvidia.com/gpu", "8"}}));
   }
-  const ScaleUpDecision d = f.Plan({UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
+  const ScaleUpDecision d = f.Plan({PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
   REQUIRE(d.requests.size() == 1);
   CHECK(d.requests[0].group == "a100");
   CHECK(d.without.empty());
@@ -77,7 +69,7 @@ TEST_CASE("with every pool at its max, the pod hears why from each: max reached"
   PlannerFixture f;
   f.cloud.Find("h100")->max_size = 0;
   f.cloud.Find("a100")->max_size = 0;
-  const ScaleUpDecision d = f.Plan({UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
+  const ScaleUpDecision d = f.Plan({PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
   CHECK(d.requests.empty());
   REQUIRE(d.without.size() == 1);
   const GroupReasons& why = *d.without[0].reasons;
@@ -95,8 +87,8 @@ TEST_CASE("a backed-off pool is left out with its error, and its pods go elsewhe
   std::unique_ptr<Expander> expander = *MakeExpanderChain("price", {});
   ScaleUpPlanner planner(f.options.scale_up, f.options.limits);
   const std::vector<PodPtr> pending = {
-      UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow),
-      UnschedulablePod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow)};
+      PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow),
+      PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow)};
   const ScaleUpDecision d = planner.Plan(*f.inputs.view, f.inputs.state, pending, *expander, {},
                                          {}, f.nominations, f.nodes, f.kept);
   REQUIRE(d.requests.size() == 1);
@@ -110,7 +102,7 @@ TEST_CASE("a pod that a node still coming holds is left to the scheduler, not as
           "[controller][scale-up][planner]") {
   PlannerFixture f;
   f.cloud.Find("h100")->IncreaseSize(1).IgnoreError();  // asked for, not registered
-  const ScaleUpDecision d = f.Plan({UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
+  const ScaleUpDecision d = f.Plan({PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)});
   CHECK(d.requests.empty());
   REQUIRE(d.fit_existing.size() == 1);
   REQUIRE(d.on_their_way.size() == 1);

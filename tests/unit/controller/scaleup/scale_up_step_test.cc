@@ -14,14 +14,6 @@ namespace {
 
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
-NodeTemplate A100Template() {
-  NodeTemplate t;
-  t.name = "a100";
-  t.labels = {{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"nvidia.com/gpu.count", "8"}};
-  t.allocatable = Res({{"cpu", "95"}, {"memory", "1100Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}});
-  return t;
-}
-
 struct StepFixture {
   StepFixture() {
     options.scale_up.expander = "price";
@@ -48,7 +40,7 @@ TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in th
           "[controller][scale-up][step]") {
   StepFixture f;
   f.cloud.Find("h100")->failing["IncreaseSize"] = absl::UnavailableError("stockout");
-  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
   const ScaleUpResult r = f.Run(kNow);
   REQUIRE(r.outcomes.size() == 2);
   CHECK(r.outcomes[0].request.group == "h100");
@@ -62,7 +54,7 @@ TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in th
 TEST_CASE("a pod asked for once is not asked for again while its node is on its way",
           "[controller][scale-up][step]") {
   StepFixture f;
-  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
   REQUIRE(f.Run(kNow).outcomes.size() == 1);
   for (int i = 1; i <= 5; ++i) {
     const ScaleUpResult r = f.Run(kNow + absl::Seconds(10 * i));
@@ -75,7 +67,7 @@ TEST_CASE("a pod asked for once is not asked for again while its node is on its 
 TEST_CASE("once its node registers, the pod's nominatedNodeName names it",
           "[controller][scale-up][step]") {
   StepFixture f;
-  f.source.AddPod(UnschedulablePod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
   REQUIRE(f.Run(kNow).outcomes.size() == 1);
   FakeNodeGroup& h100 = *f.cloud.Find("h100");
   // The instance asked for registers as a node (not ready yet: its GPUs start).
@@ -94,7 +86,7 @@ TEST_CASE("once its node registers, the pod's nominatedNodeName names it",
 TEST_CASE("a pod no pool can hold hears why once, not every loop",
           "[controller][scale-up][step]") {
   StepFixture f;
-  f.source.AddPod(UnschedulablePod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow));
+  f.source.AddPod(PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow));
   for (int i = 0; i < 3; ++i) {
     const ScaleUpResult r = f.Run(kNow + absl::Seconds(10 * i));
     CHECK(r.without_scale_up == 1);
@@ -110,7 +102,7 @@ TEST_CASE("a pod that cannot be read is reported and never planned for",
   StepFixture f;
   ScaleUpStep& step = f.step;
   auto bad = std::make_shared<PodObject>(
-      *UnschedulablePod("broken-0", Res({{"nvidia.com/gpu", "1"}}), kNow));
+      *PendingPod("broken-0", Res({{"nvidia.com/gpu", "1"}}), kNow));
   bad->spec.invalid = absl::InvalidArgumentError("Pod ml/broken-0: spec.containers[0]: bad");
   step.ReportInvalidPods({bad}, kNow);
   step.ReportInvalidPods({bad}, kNow + absl::Seconds(10));
