@@ -1,5 +1,5 @@
 // The fakes put together the way a loop sees them: nodes registered for a fake group's
-// instances, pending pods, and the state a loop would build on a FakeClusterSource and a
+// instances, running pods, and the state a loop would build on a FakeClusterSource and a
 // FakeCloudProvider (the real ProviderReader and ClusterStateBuilder over them), so a test
 // of one step states everything that step sees.
 #ifndef GPUA_TESTS_SUPPORT_FAKE_CLUSTER_H_
