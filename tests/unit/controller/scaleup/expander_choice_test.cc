@@ -39,31 +39,34 @@ void SetPriorities(FakeClusterSource& source, const std::string& yaml) {
   source.view.config_maps = {cm};
 }
 
+// The choice for --expander=`spec`, reading its ConfigMap from `source` in kube-system.
+struct ChoiceFixture {
+  explicit ChoiceFixture(const std::string& spec) { options.expander = spec; }
+  // The chain this loop plans with, for the priorities text `yaml`.
+  std::unique_ptr<Expander> For(const std::string& yaml) {
+    SetPriorities(source, yaml);
+    return choice.For(*source.View());
+  }
+  ScaleUpOptions options;
+  MemoryLogSink log;
+  ExpanderChoice choice{options, "kube-system", log};
+  FakeClusterSource source;
+};
+
 TEST_CASE("the priority expander follows its ConfigMap as it is edited",
           "[controller][scale-up][expander]") {
-  ScaleUpOptions options;
-  options.expander = "priority,least-waste";
-  MemoryLogSink log;
-  ExpanderChoice choice(options, "kube-system", log);
-  FakeClusterSource source;
-  SetPriorities(source, "10:\n  - h100\n1:\n  - a100\n");
-  CHECK(Picks(*choice.For(*source.View())) == "h100");
-  SetPriorities(source, "10:\n  - a100\n1:\n  - h100\n");
-  CHECK(Picks(*choice.For(*source.View())) == "a100");
+  ChoiceFixture f("priority,least-waste");
+  CHECK(Picks(*f.For("10:\n  - h100\n1:\n  - a100\n")) == "h100");
+  CHECK(Picks(*f.For("10:\n  - a100\n1:\n  - h100\n")) == "a100");
 }
 
 TEST_CASE("a priorities text that does not parse is said once and planned without",
           "[controller][scale-up][expander]") {
-  ScaleUpOptions options;
-  options.expander = "priority,least-waste";
-  MemoryLogSink log;
-  ExpanderChoice choice(options, "kube-system", log);
-  FakeClusterSource source;
-  SetPriorities(source, "ten: [not, a, number\n");
-  CHECK_FALSE(Picks(*choice.For(*source.View())).empty());
-  CHECK_FALSE(Picks(*choice.For(*source.View())).empty());
+  ChoiceFixture f("priority,least-waste");
+  CHECK_FALSE(Picks(*f.For("ten: [not, a, number\n")).empty());
+  CHECK_FALSE(Picks(*f.For("ten: [not, a, number\n")).empty());
   int said = 0;
-  for (const std::string& line : log.lines()) {
+  for (const std::string& line : f.log.lines()) {
     said += line.find("cluster-autoscaler-priority-expander key priorities") != std::string::npos;
   }
   CHECK(said == 1);
@@ -71,15 +74,10 @@ TEST_CASE("a priorities text that does not parse is said once and planned withou
 
 TEST_CASE("a priority regex that does not compile falls back to least-waste for the loop",
           "[controller][scale-up][expander]") {
-  ScaleUpOptions options;
-  options.expander = "priority";
-  MemoryLogSink log;
-  ExpanderChoice choice(options, "kube-system", log);
-  FakeClusterSource source;
-  SetPriorities(source, "10:\n  - \"h100[\"\n");
-  std::unique_ptr<Expander> e = choice.For(*source.View());
+  ChoiceFixture f("priority");
+  std::unique_ptr<Expander> e = f.For("10:\n  - \"h100[\"\n");
   CHECK(e->name() == "least-waste");
-  CHECK(log.Contains("using least-waste this loop"));
+  CHECK(f.log.Contains("using least-waste this loop"));
 }
 
 }  // namespace
