@@ -37,7 +37,7 @@ void DropPodsSlot(ResourceVector& v) {
 namespace {
 
 // The inventory's unit shares, by catalog slot.
-std::vector<double> GpuShares(const GpuInventory& gpu, const NamedMigLayout* layout,
+std::vector<double> UnitSharesBySlot(const GpuInventory& gpu, const NamedMigLayout* layout,
                               ResourceCatalog& catalog) {
   std::vector<double> share;
   for (const auto& [name, value] : *gpu.UnitShares(layout)) {
@@ -72,18 +72,17 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
     t.variants.push_back({"", catalog.ToVector(tmpl.allocatable), {}});
   } else {
     t.props->gpu = t.gpu;
-    // Everything but the GPUs, which come as the inventory says.
-    const ResourceList base = t.gpu->WithoutGpus(tmpl.allocatable);
-    std::vector<const NamedMigLayout*> layouts;
-    for (const NamedMigLayout& l : t.gpu->mig_layouts) layouts.push_back(&l);
-    if (layouts.empty()) layouts.push_back(nullptr);
-    if (!t.gpu->reconfigurable()) layouts.resize(1);
-    for (const NamedMigLayout* l : layouts) {
-      const ResourceList advertised = t.gpu->Advertised(l);
+    // A reconfigurable MIG pool's nodes come in each of its layouts; any other in one.
+    std::vector<std::string> layouts = {""};
+    if (t.gpu->reconfigurable()) {
+      layouts.clear();
+      for (const NamedMigLayout& l : t.gpu->mig_layouts()) layouts.push_back(l.name);
+    }
+    for (std::string& name : layouts) {
       TemplateVariant v;
-      v.mig_layout = t.gpu->reconfigurable() ? l->name : "";
-      v.allocatable = catalog.ToVector(base + advertised);
-      v.gpu_share = GpuShares(*t.gpu, l, catalog);
+      v.allocatable = catalog.ToVector(t.gpu->NodeAllocatable(tmpl.allocatable, name));
+      v.gpu_share = UnitSharesBySlot(*t.gpu, t.gpu->LayoutNamed(name), catalog);
+      v.mig_layout = std::move(name);
       t.variants.push_back(std::move(v));
     }
   }

@@ -45,7 +45,7 @@ NodeUtilization ComputeUtilization(const ResourceList& allocatable, const GpuInv
                                    const NamedMigLayout* layout, const std::vector<PodUse>& pods,
                                    bool ignore_daemonsets) {
   NodeUtilization u;
-  u.gpu_node = gpus != nullptr && gpus->physical_count > 0;
+  u.gpu_node = gpus != nullptr && gpus->physical_count() > 0;
   // Summed pod by pod, only what is compared: every node is judged every loop, and adding
   // whole request lists cost more than the judging.
   static const std::map<std::string, double> kNoShares;
@@ -59,7 +59,7 @@ NodeUtilization ComputeUtilization(const ResourceList& allocatable, const GpuInv
     total.memory += use.memory;
     total.gpus += use.gpus;
   }
-  if (u.gpu_node) u.gpu = std::min(1.0, total.gpus / gpus->physical_count);
+  if (u.gpu_node) u.gpu = std::min(1.0, total.gpus / gpus->physical_count());
   u.cpu = Share(total.cpu, allocatable.Get(kResourceCpu).MilliValue());
   u.memory = Share(total.memory, allocatable.Get(kResourceMemory).Value());
   return u;

@@ -58,8 +58,8 @@ nlohmann::json Report(const ClusterView& view) {
                                       absl::StrCat("Node ", n->node.name));
     if (inventory.ok() && inventory->has_value()) {
       const GpuInventory& gpus = **inventory;
-      node["gpu_sharing"] = std::string(GpuSharingName(gpus.sharing));
-      node["physical_gpus"] = gpus.physical_count;
+      node["gpu_sharing"] = std::string(GpuSharingName(gpus.sharing()));
+      node["physical_gpus"] = gpus.physical_count();
       node["physical_gpu_utilization"] =
           PhysicalGpuUtilization(gpus, gpus.LayoutNamed(n->Marks().mig_layout), used);
     } else if (!inventory.ok()) {

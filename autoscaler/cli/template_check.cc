@@ -11,12 +11,12 @@ namespace {
 
 std::string DescribeGpus(const GpuInventory& gpu) {
   std::vector<std::string> layouts;
-  for (const NamedMigLayout& l : gpu.mig_layouts) layouts.push_back(l.name);
-  return absl::StrCat(gpu.physical_count, " ", gpu.model.empty() ? "GPU(s)" : gpu.model, ", ",
-                      GpuSharingName(gpu.sharing),
-                      gpu.replicas > 1 ? absl::StrCat(" x", gpu.replicas) : "",
+  for (const NamedMigLayout& l : gpu.mig_layouts()) layouts.push_back(l.name);
+  return absl::StrCat(gpu.physical_count(), " ", gpu.model().empty() ? "GPU(s)" : gpu.model(), ", ",
+                      GpuSharingName(gpu.sharing()),
+                      gpu.shares().replicas > 1 ? absl::StrCat(" x", gpu.shares().replicas) : "",
                       layouts.empty() ? "" : absl::StrCat(", MIG ", absl::StrJoin(layouts, "|")),
-                      gpu.driver_version.empty() ? "" : ", driver " + gpu.driver_version);
+                      gpu.driver_version().empty() ? "" : ", driver " + gpu.driver_version());
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ TemplateFindings CheckTemplate(const std::string& group_id, const NodeTemplate& 
   if (prepared.gpu != nullptr) {
     out.gpus = DescribeGpus(*prepared.gpu);
     // As the planner checks a pod that states its CUDA version (the oldest it knows here).
-    const std::string& driver = prepared.gpu->driver_version;
+    const std::string& driver = prepared.gpu->driver_version();
     if (!driver.empty()) {
       if (absl::Status s = CheckDriver(driver, "11.8", false).status(); !s.ok()) {
         out.problems.push_back(absl::StrCat(where, "driver version: ", s.message(),

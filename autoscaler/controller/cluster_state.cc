@@ -41,17 +41,16 @@ const GroupState* ClusterState::FindGroup(absl::string_view id) const {
 
 bool GpusAdvertised(const NodeObject& node, const GpuInventory& gpus) {
   const ResourceList& allocatable = node.node.allocatable;
-  if (gpus.sharing != GpuSharing::kMig || gpus.mig_layouts.empty()) {
-    return Holds(allocatable, *gpus.SharedAdvertised());
-  }
+  const std::vector<NamedMigLayout>& layouts = gpus.mig_layouts();
+  if (layouts.empty()) return Holds(allocatable, *gpus.SharedAdvertised());
+  // A node whose label names one of the pool's layouts is held to that one; else any.
   if (const std::string& layout = node.Marks().mig_layout; !layout.empty()) {
-    for (const NamedMigLayout& l : gpus.mig_layouts) {
-      if (l.name == layout) return Holds(allocatable, *gpus.SharedAdvertised(&l));
-    }
+    const NamedMigLayout* named = gpus.LayoutNamed(layout);
+    if (named->name == layout) return Holds(allocatable, *gpus.SharedAdvertised(named));
   }
-  return std::any_of(
-      gpus.mig_layouts.begin(), gpus.mig_layouts.end(),
-      [&](const NamedMigLayout& l) { return Holds(allocatable, *gpus.SharedAdvertised(&l)); });
+  return std::any_of(layouts.begin(), layouts.end(), [&](const NamedMigLayout& l) {
+    return Holds(allocatable, *gpus.SharedAdvertised(&l));
+  });
 }
 
 void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group,
@@ -62,8 +61,7 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
     s.condition = NodeCondition::kBeingDeleted;
   } else if (!n.ready) {
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
-  } else if (group != nullptr && group->gpus != nullptr &&
-             !GpusAdvertised(n, *group->gpus)) {
+  } else if (group != nullptr && group->gpus != nullptr && !GpusAdvertised(n, *group->gpus)) {
     // Ready, but the driver and device plugin are not done: its GPUs are on their way.
     s.gpus_pending = true;
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
@@ -191,7 +189,8 @@ void AssignMigLayouts(const MigLayoutBook& book, ClusterState& state) {
       s.mig_layout = layouts[next++];
       state.mig_assignments.push_back({i, s.mig_layout});
     }
-    const size_t left = std::min(layouts.size() - next, static_cast<size_t>(std::max(0, g.upcoming)));
+    const size_t left =
+        std::min(layouts.size() - next, static_cast<size_t>(std::max(0, g.upcoming)));
     g.upcoming_mig_layouts.assign(layouts.begin() + next, layouts.begin() + next + left);
   }
 }

@@ -43,9 +43,9 @@ std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const Gpu
   if (!AdmitsStatically(pod, g.props, g.config->spec.id)) return std::nullopt;
   if (g.gpus.has_value() && CheckGpuFit(pod, *g.gpus, policy).has_value()) return std::nullopt;
   std::vector<const NamedMigLayout*> layouts = {nullptr};
-  if (g.gpus.has_value() && !g.gpus->mig_layouts.empty()) {
+  if (g.gpus.has_value() && !g.gpus->mig_layouts().empty()) {
     layouts.clear();
-    for (const NamedMigLayout& l : g.gpus->mig_layouts) layouts.push_back(&l);
+    for (const NamedMigLayout& l : g.gpus->mig_layouts()) layouts.push_back(&l);
   }
   std::optional<double> best;
   for (const NamedMigLayout* layout : layouts) {
@@ -67,9 +67,9 @@ std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const Gpu
 // How many of the pod one node of the group holds at most, over its layouts.
 int64_t CopiesPerNode(const PodSpec& pod, const GroupShape& g) {
   std::vector<std::string> layouts = {""};
-  if (g.gpus.has_value() && !g.gpus->mig_layouts.empty()) {
+  if (g.gpus.has_value() && !g.gpus->mig_layouts().empty()) {
     layouts.clear();
-    for (const NamedMigLayout& l : g.gpus->mig_layouts) layouts.push_back(l.name);
+    for (const NamedMigLayout& l : g.gpus->mig_layouts()) layouts.push_back(l.name);
   }
   int64_t most = 0;
   for (const std::string& layout : layouts) {

@@ -497,7 +497,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
     const NamedMigLayout* layout = node.group->gpus->LayoutNamed(
         layout_label == n.node.labels.end() ? "" : absl::string_view(layout_label->second));
     pod.gpus = PhysicalGpuUtilization(*node.group->gpus, layout, pod.object->spec.requests) *
-               node.group->gpus->physical_count;
+               node.group->gpus->physical_count();
     gpus_in_use_[node.group->config->spec.id] += pod.gpus;
   }
   const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));

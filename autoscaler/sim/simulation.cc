@@ -21,7 +21,7 @@ const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
 int GpusPerNode(const NodeGroupConfig& g) {
   const NodeTemplate& t = g.spec.node_template;
   auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, g.spec.id);
-  return gpus.ok() && gpus->has_value() ? (*gpus)->physical_count : 0;
+  return gpus.ok() && gpus->has_value() ? (*gpus)->physical_count() : 0;
 }
 
 // The controller's log in a simulation: warnings counted, the first few kept, the rest of

@@ -18,9 +18,9 @@ ResourceList AdvertisedAllocatable(const NodeTemplate& t,
                                    const std::optional<GpuInventory>& inventory,
                                    absl::string_view mig_layout, bool gpus_ready) {
   if (!inventory.has_value()) return t.allocatable;
-  ResourceList allocatable = inventory->WithoutGpus(t.allocatable);  // GPUs: the device plugin's
-  if (!gpus_ready) return allocatable;
-  return allocatable + inventory->Advertised(inventory->LayoutNamed(mig_layout));
+  // GPUs: the device plugin's, none until it runs.
+  if (!gpus_ready) return inventory->WithoutGpus(t.allocatable);
+  return inventory->NodeAllocatable(t.allocatable, mig_layout);
 }
 
 std::string SimulatedNodeName(const std::string& provider_id) {

@@ -75,11 +75,19 @@ class InventoryReader {
 
   int64_t Allocatable(absl::string_view name) const { return allocatable_.Get(name).Value(); }
 
+  // The parts as they are read, before they make an inventory.
+  struct Draft {
+    GpuHardware hardware;
+    GpuShares shares;
+    bool mig = false;
+    AmdPartitions amd;
+  };
+
   absl::StatusOr<std::optional<GpuVendor>> Vendor() const;
-  absl::Status ReadSharing(GpuInventory& inv) const;
-  absl::Status ReadMig(GpuInventory& inv) const;
-  absl::Status ReadAmd(GpuInventory& inv) const;
-  absl::StatusOr<int> PhysicalCount(const GpuInventory& inv) const;
+  absl::Status ReadSharing(Draft& d) const;
+  absl::StatusOr<MigPartitions> ReadMig(const Draft& d) const;
+  absl::Status ReadAmd(Draft& d) const;
+  absl::StatusOr<int> PhysicalCount(const Draft& d) const;
   absl::Status CheckAgainstAllocatable(const GpuInventory& inv) const;
 
   const Labels& labels_;
@@ -106,7 +114,7 @@ absl::StatusOr<std::optional<GpuVendor>> InventoryReader::Vendor() const {
   return std::optional<GpuVendor>();
 }
 
-absl::Status InventoryReader::ReadSharing(GpuInventory& inv) const {
+absl::Status InventoryReader::ReadSharing(Draft& d) const {
   std::optional<Setting> mode = Find("gpu-sharing", {"nvidia.com/gpu.sharing-strategy"});
   if (!mode.has_value()) {
     if (auto gke = Find("", {"cloud.google.com/gke-gpu-sharing-strategy"})) {
@@ -122,50 +130,50 @@ absl::Status InventoryReader::ReadSharing(GpuInventory& inv) const {
         return absl::StartsWith(kv.first, "nvidia.com/mig-") && absl::EndsWith(kv.first, ".count");
       });
   const std::string value = mode.has_value() ? mode->value : "none";
-  if (value == "mig" || (mig_signs && (value == "none" || value == "time-slicing"))) {
-    inv.sharing = GpuSharing::kMig;
-  } else if (value == "time-slicing") {
-    inv.sharing = GpuSharing::kTimeSlicing;
-  } else if (value == "mps") {
-    inv.sharing = GpuSharing::kMps;
-  } else if (value != "none") {
+  if (value != "none" && value != "time-slicing" && value != "mps" && value != "mig") {
     return Error(
         absl::StrCat(mode->source, ": \"", value, "\" (expected none, time-slicing, mps or mig)"));
   }
-  const bool shared_mig = inv.sharing == GpuSharing::kMig && value == "time-slicing";
+  // MIG devices may be time-sliced as well; MPS over MIG we do not model.
+  d.mig = value == "mig" || (mig_signs && value != "mps");
+  GpuShares& shares = d.shares;
+  if (value == "time-slicing") shares.mode = ShareMode::kTimeSlicing;
+  if (value == "mps") shares.mode = ShareMode::kMps;
+  const std::string named = d.mig ? "mig" : value == "none" ? "exclusive" : value;
   const std::optional<Setting> replicas =
       Find("gpu-replicas",
            {"nvidia.com/gpu.replicas", "cloud.google.com/gke-max-shared-clients-per-gpu"});
   // MPS allows at most 48 clients per GPU; time-slicing has no such limit.
   GPUA_ASSIGN_OR_RETURN(const int64_t r,
-                        Int(replicas, 1, 1, inv.sharing == GpuSharing::kMps ? 48 : 1024));
-  inv.replicas = static_cast<int>(r);
-  if ((inv.sharing == GpuSharing::kTimeSlicing || inv.sharing == GpuSharing::kMps || shared_mig) &&
-      inv.replicas < 2) {
-    return Error(absl::StrCat(GpuSharingName(inv.sharing), " needs ",
+                        Int(replicas, 1, 1, shares.mode == ShareMode::kMps ? 48 : 1024));
+  shares.replicas = static_cast<int>(r);
+  if (d.mig && shares.replicas > 1) shares.mode = ShareMode::kTimeSlicing;
+  if (shares.mode != ShareMode::kExclusive && shares.replicas < 2) {
+    return Error(absl::StrCat(named, " needs ",
                               replicas ? replicas->source : "gpu-autoscaler.io/gpu-replicas",
                               " of at least 2"));
   }
-  if (inv.sharing == GpuSharing::kExclusive && inv.replicas != 1) {
+  if (shares.mode == ShareMode::kExclusive && !d.mig && shares.replicas != 1) {
     return Error(absl::StrCat(replicas->source, " is ", r, " but the GPUs are not shared"));
   }
   const auto flag = [&](absl::string_view annotation) {
     auto s = Find(annotation, {});
     return s.has_value() && absl::AsciiStrToLower(s->value) == "true";
   };
-  inv.renamed = flag("gpu-renamed") ||
-                HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kSharedGpu) ||
-                (HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kMigSlice) &&
-                 std::any_of(allocatable_.begin(), allocatable_.end(),
-                             [](const auto& kv) { return absl::EndsWith(kv.first, ".shared"); }));
-  inv.fail_requests_greater_than_one = flag("gpu-fail-requests-greater-than-one");
+  shares.renamed =
+      flag("gpu-renamed") || HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kSharedGpu) ||
+      (HasGpuResource(GpuVendor::kNvidia, GpuResourceKind::kMigSlice) &&
+       std::any_of(allocatable_.begin(), allocatable_.end(),
+                   [](const auto& kv) { return absl::EndsWith(kv.first, ".shared"); }));
+  shares.fail_requests_greater_than_one = flag("gpu-fail-requests-greater-than-one");
   return absl::OkStatus();
 }
 
-absl::Status InventoryReader::ReadMig(GpuInventory& inv) const {
-  absl::StatusOr<const MigModel*> model = FindMigModel(inv.model);
+absl::StatusOr<MigPartitions> InventoryReader::ReadMig(const Draft& d) const {
+  MigPartitions mig;
+  absl::StatusOr<const MigModel*> model = FindMigModel(d.hardware.model);
   if (!model.ok()) return Error(absl::StrCat("MIG: ", model.status().message()));
-  inv.mig_model = *model;
+  mig.model = *model;
   std::optional<Setting> strategy = Find("mig-strategy", {"nvidia.com/mig.strategy"});
   if (labels_.contains("cloud.google.com/gke-gpu-partition-size") && !strategy) {
     strategy = Setting{"single", "GKE"};
@@ -174,18 +182,18 @@ absl::Status InventoryReader::ReadMig(GpuInventory& inv) const {
   if (s != "single" && s != "mixed") {
     return Error(absl::StrCat(strategy->source, ": \"", s, "\" (expected single or mixed)"));
   }
-  inv.mig_mixed = s == "mixed";
+  mig.mixed = s == "mixed";
   if (auto names = Find("mig-layouts", {"nvidia.com/mig.config"})) {
     for (absl::string_view name : absl::StrSplit(names->value, ',', absl::SkipWhitespace())) {
       name = absl::StripAsciiWhitespace(name);
       absl::StatusOr<MigLayout> layout = FindNamedLayout(**model, name);
       if (!layout.ok()) return Error(absl::StrCat(names->source, ": ", layout.status().message()));
-      inv.mig_layouts.push_back({std::string(name), *std::move(layout)});
+      mig.layouts.push_back({std::string(name), *std::move(layout)});
     }
   } else if (auto size = Find("", {"cloud.google.com/gke-gpu-partition-size"})) {
     absl::StatusOr<MigLayout> layout = FindNamedLayout(**model, absl::StrCat("all-", size->value));
     if (!layout.ok()) return Error(absl::StrCat(size->source, ": ", layout.status().message()));
-    inv.mig_layouts.push_back({absl::StrCat("all-", size->value), *std::move(layout)});
+    mig.layouts.push_back({absl::StrCat("all-", size->value), *std::move(layout)});
   } else {
     // GPU Feature Discovery's per-node device counts: nvidia.com/mig-3g.40gb.count.
     MigLayout per_gpu;
@@ -197,29 +205,29 @@ absl::Status InventoryReader::ReadMig(GpuInventory& inv) const {
       }
       GPUA_ASSIGN_OR_RETURN(const int64_t n,
                             Int(Setting{value, absl::StrCat("label ", key)}, 0, 0, 1 << 20));
-      if (inv.physical_count <= 0 || n % inv.physical_count != 0) {
+      if (d.hardware.count <= 0 || n % d.hardware.count != 0) {
         return Error(absl::StrCat("label ", key, ": ", n, " devices do not split evenly over ",
-                                  inv.physical_count, " GPU(s)"));
+                                  d.hardware.count, " GPU(s)"));
       }
       const std::string name = absl::StrReplaceAll(profile, {{".me", "+me"}});
-      per_gpu.insert(per_gpu.end(), static_cast<size_t>(n / inv.physical_count), name);
+      per_gpu.insert(per_gpu.end(), static_cast<size_t>(n / d.hardware.count), name);
     }
     if (per_gpu.empty()) {
       return Error(
           "a MIG pool needs its layout: annotation gpu-autoscaler.io/mig-layouts, "
           "label nvidia.com/mig.config or nvidia.com/mig-<profile>.count labels");
     }
-    inv.mig_layouts.push_back({"labelled", std::move(per_gpu)});
+    mig.layouts.push_back({"labelled", std::move(per_gpu)});
   }
-  for (const NamedMigLayout& l : inv.mig_layouts) {
+  for (const NamedMigLayout& l : mig.layouts) {
     if (absl::Status v = ValidateLayout(**model, l.per_gpu); !v.ok()) {
       return Error(absl::StrCat("MIG layout ", l.name, ": ", v.message()));
     }
   }
-  return absl::OkStatus();
+  return mig;
 }
 
-absl::Status InventoryReader::ReadAmd(GpuInventory& inv) const {
+absl::Status InventoryReader::ReadAmd(Draft& d) const {
   static const std::map<std::string, int> kPartitions = {
       {"spx", 1}, {"dpx", 2}, {"qpx", 4}, {"cpx", 8}};
   auto partition = Find("amd-partition", {});
@@ -236,11 +244,11 @@ absl::Status InventoryReader::ReadAmd(GpuInventory& inv) const {
     if (parts.size() == 2 && kPartitions.contains(parts[0])) {
       mode = parts[0];
       memory = parts[1];
-      inv.amd_partition_resource = std::string(rest);
+      d.amd.resource = std::string(rest);
     }
   }
   if (auto naming = Find("amd-naming", {}); naming && naming->value == "mixed") {
-    inv.amd_partition_resource = absl::StrCat(mode.empty() ? "spx" : mode, "_", memory);
+    d.amd.resource = absl::StrCat(mode.empty() ? "spx" : mode, "_", memory);
   }
   if (mode.empty()) mode = "spx";
   auto it = kPartitions.find(mode);
@@ -248,14 +256,11 @@ absl::Status InventoryReader::ReadAmd(GpuInventory& inv) const {
     return Error(
         absl::StrCat(partition->source, ": \"", mode, "\" (expected spx, dpx, qpx or cpx)"));
   }
-  inv.amd_partitions = it->second;
-  if (inv.amd_partitions > 1 || !inv.amd_partition_resource.empty()) {
-    inv.sharing = GpuSharing::kAmdPartition;
-  }
+  d.amd.per_gpu = it->second;
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> InventoryReader::PhysicalCount(const GpuInventory& inv) const {
+absl::StatusOr<int> InventoryReader::PhysicalCount(const Draft& d) const {
   if (auto count = Find("gpu-count", {"nvidia.com/gpu.count"})) {
     GPUA_ASSIGN_OR_RETURN(const int64_t n, Int(count, 0, 1, 1024));
     return static_cast<int>(n);
@@ -263,14 +268,13 @@ absl::StatusOr<int> InventoryReader::PhysicalCount(const GpuInventory& inv) cons
   // From what is advertised: only plain resources divide back into physical GPUs.
   int64_t advertised = 0;
   int per_gpu = 1;
-  if (inv.vendor == GpuVendor::kAmd) {
-    advertised = inv.amd_partition_resource.empty()
-                     ? Allocatable(kAmdGpu)
-                     : Allocatable(absl::StrCat("amd.com/", inv.amd_partition_resource));
-    per_gpu = inv.amd_partitions;
-  } else if (inv.sharing != GpuSharing::kMig) {
-    advertised = Allocatable(inv.renamed ? "nvidia.com/gpu.shared" : kNvidiaGpu);
-    per_gpu = inv.replicas;
+  if (d.hardware.vendor == GpuVendor::kAmd) {
+    advertised = d.amd.resource.empty() ? Allocatable(kAmdGpu)
+                                        : Allocatable(absl::StrCat("amd.com/", d.amd.resource));
+    per_gpu = d.amd.per_gpu;
+  } else if (!d.mig) {
+    advertised = Allocatable(d.shares.renamed ? "nvidia.com/gpu.shared" : kNvidiaGpu);
+    per_gpu = d.shares.replicas;
   }
   if (advertised <= 0 || advertised % per_gpu != 0) {
     return Error("cannot tell how many GPUs it has: set annotation gpu-autoscaler.io/gpu-count");
@@ -280,17 +284,16 @@ absl::StatusOr<int> InventoryReader::PhysicalCount(const GpuInventory& inv) cons
 
 absl::Status InventoryReader::CheckAgainstAllocatable(const GpuInventory& inv) const {
   if (inv.reconfigurable()) return absl::OkStatus();  // the layout is chosen per node
-  const ResourceList expected =
-      inv.Advertised(inv.LayoutNamed(""));
+  const ResourceList expected = inv.Advertised(inv.LayoutNamed(""));
   for (const auto& [name, q] : allocatable_) {
     const std::optional<GpuResource> r = ClassifyGpuResource(name);
-    if (!r.has_value() || r->vendor != inv.vendor) continue;
+    if (!r.has_value() || r->vendor != inv.vendor()) continue;
     if (expected.Get(name) != q) {
-      return Error(absl::StrCat("allocatable ", name, " is ", q.ToString(),
-                                " but its GPU labels say ", expected.Get(name).ToString(), " (",
-                                inv.physical_count, " ", inv.model, ", ",
-                                GpuSharingName(inv.sharing),
-                                inv.replicas > 1 ? absl::StrCat(" x", inv.replicas) : "", ")"));
+      return Error(absl::StrCat(
+          "allocatable ", name, " is ", q.ToString(), " but its GPU labels say ",
+          expected.Get(name).ToString(), " (", inv.physical_count(), " ", inv.model(), ", ",
+          GpuSharingName(inv.sharing()),
+          inv.shares().replicas > 1 ? absl::StrCat(" x", inv.shares().replicas) : "", ")"));
     }
   }
   return absl::OkStatus();
@@ -299,24 +302,30 @@ absl::Status InventoryReader::CheckAgainstAllocatable(const GpuInventory& inv) c
 absl::StatusOr<std::optional<GpuInventory>> InventoryReader::Read() {
   GPUA_ASSIGN_OR_RETURN(std::optional<GpuVendor> vendor, Vendor());
   if (!vendor.has_value()) return std::optional<GpuInventory>();
-  GpuInventory inv;
-  inv.vendor = *vendor;
+  Draft d;
+  d.hardware.vendor = *vendor;
   if (auto model =
           Find("gpu-model", {"nvidia.com/gpu.product", "cloud.google.com/gke-accelerator"})) {
-    inv.model = model->value;
+    d.hardware.model = model->value;
   }
-  if (inv.vendor == GpuVendor::kAmd) {
-    GPUA_RETURN_IF_ERROR(ReadAmd(inv));
+  if (d.hardware.vendor == GpuVendor::kAmd) {
+    GPUA_RETURN_IF_ERROR(ReadAmd(d));
   } else {
-    GPUA_RETURN_IF_ERROR(ReadSharing(inv));
+    GPUA_RETURN_IF_ERROR(ReadSharing(d));
   }
-  GPUA_ASSIGN_OR_RETURN(inv.physical_count, PhysicalCount(inv));
-  if (inv.sharing == GpuSharing::kMig) GPUA_RETURN_IF_ERROR(ReadMig(inv));
-  GPUA_ASSIGN_OR_RETURN(inv.memory_mib,
+  GPUA_ASSIGN_OR_RETURN(d.hardware.count, PhysicalCount(d));
+  GpuPartitioning partitioning = WholeGpus{};
+  if (d.mig) {
+    GPUA_ASSIGN_OR_RETURN(partitioning, ReadMig(d));
+  } else if (d.amd.per_gpu > 1 || !d.amd.resource.empty()) {
+    partitioning = d.amd;
+  }
+  GPUA_ASSIGN_OR_RETURN(d.hardware.memory_mib,
                         Int(Find("gpu-memory-mib", {"nvidia.com/gpu.memory"}), 0, 0, 1 << 30));
   if (auto driver = Find("driver-version", {"nvidia.com/cuda.driver-version.full"})) {
-    inv.driver_version = driver->value;
+    d.hardware.driver_version = driver->value;
   }
+  GpuInventory inv(std::move(d.hardware), std::move(partitioning), d.shares);
   GPUA_RETURN_IF_ERROR(CheckAgainstAllocatable(inv));
   return std::optional<GpuInventory>(std::move(inv));
 }
@@ -339,81 +348,143 @@ absl::string_view GpuSharingName(GpuSharing sharing) {
   return "unknown";
 }
 
-ResourceList GpuInventory::Advertised(const NamedMigLayout* layout) const {
+namespace {
+
+// What `count` GPUs advertise, with `layout` for MIG ones: the device plugin's resources.
+// One rule, used for a whole node and, with a count of 1, for one GPU's unit shares.
+ResourceList AdvertisedBy(const GpuHardware& hw, int count, const GpuPartitioning& partitioning,
+                          const GpuShares& shares, const NamedMigLayout* layout) {
   ResourceList out;
-  const std::string shared = renamed ? ".shared" : "";
-  if (vendor == GpuVendor::kAmd) {
-    const std::string name = amd_partition_resource.empty()
-                                 ? std::string(kAmdGpu)
-                                 : absl::StrCat("amd.com/", amd_partition_resource);
-    out.Set(name, Quantity::FromUnits(int64_t{physical_count} * amd_partitions));
+  if (const auto* amd = std::get_if<AmdPartitions>(&partitioning)) {
+    const std::string name =
+        amd->resource.empty() ? std::string(kAmdGpu) : absl::StrCat("amd.com/", amd->resource);
+    out.Set(name, Quantity::FromUnits(int64_t{count} * amd->per_gpu));
     return out;
   }
-  if (sharing != GpuSharing::kMig || layout == nullptr) {
-    const int64_t units = int64_t{physical_count} * replicas;
-    out.Set(replicas > 1 ? absl::StrCat(kNvidiaGpu, shared) : std::string(kNvidiaGpu),
-            Quantity::FromUnits(units));
+  if (hw.vendor == GpuVendor::kAmd) {
+    out.Set(kAmdGpu, Quantity::FromUnits(count));
+    return out;
+  }
+  const auto shared_name = [&](std::string name) {
+    return shares.replicas > 1 ? absl::StrCat(name, shares.renamed ? ".shared" : "") : name;
+  };
+  const int64_t units_per_device = int64_t{count} * shares.replicas;
+  const auto* mig = std::get_if<MigPartitions>(&partitioning);
+  if (mig == nullptr || layout == nullptr) {
+    out.Set(shared_name(std::string(kNvidiaGpu)), Quantity::FromUnits(units_per_device));
     return out;
   }
   std::map<std::string, int64_t> per_resource;
   for (const std::string& profile : layout->per_gpu) {
-    const std::string name = mig_mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
-    per_resource[replicas > 1 ? absl::StrCat(name, shared) : name] +=
-        int64_t{physical_count} * replicas;
+    per_resource[shared_name(mig->mixed ? MigResourceName(profile) : std::string(kNvidiaGpu))] +=
+        units_per_device;
   }
   for (const auto& [name, units] : per_resource) out.Set(name, Quantity::FromUnits(units));
   return out;
 }
 
-const std::vector<std::string>& GpuInventory::ResourceNames() const {
-  return resource_names.Get([&] {
-    std::vector<std::string> names;
-    if (sharing == GpuSharing::kMig) {
-      for (const NamedMigLayout& l : mig_layouts) {
-        for (const auto& [name, q] : Advertised(&l)) names.push_back(name);
-      }
-    } else {
-      for (const auto& [name, q] : Advertised()) names.push_back(name);
-    }
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    return names;
-  });
-}
-
-namespace {
-
-std::map<std::string, double> ComputeUnitShares(const GpuInventory& gpus,
-                                                const NamedMigLayout* layout) {
+// Per advertised resource, the part of one physical GPU a unit stands for.
+std::map<std::string, double> UnitSharesBy(const GpuHardware& hw,
+                                           const GpuPartitioning& partitioning,
+                                           const GpuShares& shares, const NamedMigLayout* layout) {
   std::map<std::string, double> share;
-  if (gpus.sharing == GpuSharing::kMig && layout != nullptr) {
-    GpuInventory one = gpus;  // units and memory slices of a single GPU
-    one.physical_count = 1;
+  const ResourceList one_gpu = AdvertisedBy(hw, 1, partitioning, shares, layout);
+  const auto* mig = std::get_if<MigPartitions>(&partitioning);
+  if (mig != nullptr && layout != nullptr) {
+    // A unit of a MIG resource: its devices' memory slices over the units they advertise.
     std::map<std::string, double> slices;
     for (const std::string& profile : layout->per_gpu) {
-      const std::string name = gpus.mig_mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
-      const double size = gpus.mig_model->Find(profile)->memory_slices;
-      slices[gpus.replicas > 1 ? absl::StrCat(name, gpus.renamed ? ".shared" : "") : name] += size;
+      const std::string name = mig->mixed ? MigResourceName(profile) : std::string(kNvidiaGpu);
+      const double size = mig->model->Find(profile)->memory_slices;
+      slices[shares.replicas > 1 ? absl::StrCat(name, shares.renamed ? ".shared" : "") : name] +=
+          size;
     }
-    for (const auto& [name, units] : one.Advertised(layout)) {
-      share[name] =
-          slices[name] / static_cast<double>(units.Value()) / gpus.mig_model->memory_slices;
+    for (const auto& [name, units] : one_gpu) {
+      share[name] = slices[name] / static_cast<double>(units.Value()) / mig->model->memory_slices;
     }
     return share;
   }
-  const double per_gpu = gpus.vendor == GpuVendor::kAmd ? gpus.amd_partitions : gpus.replicas;
-  for (const auto& [name, units] : gpus.Advertised(layout)) share[name] = 1.0 / per_gpu;
+  for (const auto& [name, units] : one_gpu) share[name] = 1.0 / static_cast<double>(units.Value());
   return share;
+}
+
+const std::vector<NamedMigLayout>& NoLayouts() {
+  static const std::vector<NamedMigLayout> kNone;
+  return kNone;
 }
 
 }  // namespace
 
-int GpuInventory::LayoutIndex(const NamedMigLayout* layout) const {
-  if (layout == nullptr) return -1;
-  for (size_t i = 0; i < mig_layouts.size(); ++i) {
-    if (&mig_layouts[i] == layout) return static_cast<int>(i);
+GpuInventory::GpuInventory(GpuHardware hardware, GpuPartitioning partitioning, GpuShares shares) {
+  auto body = std::make_shared<Body>();
+  body->hardware = std::move(hardware);
+  body->partitioning = std::move(partitioning);
+  body->shares = shares;
+  std::vector<const NamedMigLayout*> slots = {nullptr};
+  if (const auto* mig = std::get_if<MigPartitions>(&body->partitioning)) {
+    for (const NamedMigLayout& l : mig->layouts) slots.push_back(&l);
   }
-  return -2;
+  for (const NamedMigLayout* layout : slots) {
+    const auto advertised = std::make_shared<const ResourceList>(AdvertisedBy(
+        body->hardware, body->hardware.count, body->partitioning, body->shares, layout));
+    body->advertised.push_back(advertised);
+    body->unit_shares.push_back(std::make_shared<const std::map<std::string, double>>(
+        UnitSharesBy(body->hardware, body->partitioning, body->shares, layout)));
+    // A MIG pod asks for its layouts' resources; the no-layout slot is not a node's.
+    if (layout == nullptr && slots.size() > 1) continue;
+    for (const auto& [name, q] : *advertised) body->resource_names.push_back(name);
+  }
+  std::sort(body->resource_names.begin(), body->resource_names.end());
+  body->resource_names.erase(std::unique(body->resource_names.begin(), body->resource_names.end()),
+                             body->resource_names.end());
+  body_ = std::move(body);
+}
+
+GpuSharing GpuInventory::sharing() const {
+  if (mig() != nullptr) return GpuSharing::kMig;
+  if (std::holds_alternative<AmdPartitions>(body_->partitioning)) {
+    return GpuSharing::kAmdPartition;
+  }
+  switch (body_->shares.mode) {
+    case ShareMode::kTimeSlicing:
+      return GpuSharing::kTimeSlicing;
+    case ShareMode::kMps:
+      return GpuSharing::kMps;
+    case ShareMode::kExclusive:
+      break;
+  }
+  return GpuSharing::kExclusive;
+}
+
+const std::vector<NamedMigLayout>& GpuInventory::mig_layouts() const {
+  const MigPartitions* m = mig();
+  return m == nullptr ? NoLayouts() : m->layouts;
+}
+
+std::optional<size_t> GpuInventory::SlotOf(const NamedMigLayout* layout) const {
+  if (layout == nullptr) return 0;
+  const std::vector<NamedMigLayout>& layouts = mig_layouts();
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    if (&layouts[i] == layout) return i + 1;
+  }
+  return std::nullopt;
+}
+
+ResourceList GpuInventory::Advertised(const NamedMigLayout* layout) const {
+  return *SharedAdvertised(layout);
+}
+
+std::shared_ptr<const ResourceList> GpuInventory::SharedAdvertised(
+    const NamedMigLayout* layout) const {
+  if (std::optional<size_t> slot = SlotOf(layout)) return body_->advertised[*slot];
+  return std::make_shared<const ResourceList>(AdvertisedBy(
+      body_->hardware, body_->hardware.count, body_->partitioning, body_->shares, layout));
+}
+
+GpuInventory::Shares GpuInventory::UnitShares(const NamedMigLayout* layout) const {
+  if (std::optional<size_t> slot = SlotOf(layout)) return body_->unit_shares[*slot];
+  return std::make_shared<const std::map<std::string, double>>(
+      UnitSharesBy(body_->hardware, body_->partitioning, body_->shares, layout));
 }
 
 bool LabelsNameGpus(const Labels& labels) {
@@ -428,41 +499,32 @@ ResourceList GpuInventory::WithoutGpus(const ResourceList& allocatable) const {
   ResourceList out;
   for (const auto& [name, q] : allocatable) {
     const std::optional<GpuResource> r = ClassifyGpuResource(name);
-    if (!r.has_value() || r->vendor != vendor) out.Set(name, q);
+    if (!r.has_value() || r->vendor != vendor()) out.Set(name, q);
   }
   return out;
 }
 
 const NamedMigLayout* GpuInventory::LayoutNamed(absl::string_view name) const {
-  for (const NamedMigLayout& l : mig_layouts) {
+  const std::vector<NamedMigLayout>& layouts = mig_layouts();
+  for (const NamedMigLayout& l : layouts) {
     if (l.name == name) return &l;
   }
-  return mig_layouts.empty() ? nullptr : &mig_layouts[0];
+  return layouts.empty() ? nullptr : &layouts[0];
 }
 
-std::shared_ptr<const ResourceList> GpuInventory::SharedAdvertised(
-    const NamedMigLayout* layout) const {
-  const auto compute = [&] { return std::make_shared<const ResourceList>(Advertised(layout)); };
-  const int index = LayoutIndex(layout);
-  return index < -1 ? compute() : advertised.Get(index, compute);
-}
-
-GpuInventory::Shares GpuInventory::UnitShares(const NamedMigLayout* layout) const {
-  const auto compute = [&] {
-    return std::make_shared<const std::map<std::string, double>>(ComputeUnitShares(*this, layout));
-  };
-  const int index = LayoutIndex(layout);  // kept only for no layout or one of its own
-  return index < -1 ? compute() : unit_shares.Get(index, compute);
+ResourceList GpuInventory::NodeAllocatable(const ResourceList& allocatable,
+                                           absl::string_view mig_layout) const {
+  return WithoutGpus(allocatable) + *SharedAdvertised(LayoutNamed(mig_layout));
 }
 
 double PhysicalGpuUtilization(const GpuInventory& gpus, const NamedMigLayout* layout,
                               const ResourceList& requested) {
-  if (gpus.physical_count <= 0) return 0;
+  if (gpus.physical_count() <= 0) return 0;
   double used = 0;
   for (const auto& [name, share] : *gpus.UnitShares(layout)) {
     used += static_cast<double>(requested.Get(name).Value()) * share;
   }
-  return std::min(1.0, used / gpus.physical_count);
+  return std::min(1.0, used / gpus.physical_count());
 }
 
 namespace {

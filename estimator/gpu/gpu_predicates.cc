@@ -30,28 +30,29 @@ std::optional<std::string> CheckGpuFit(const PodSpec& pod, const GpuInventory& g
   const std::vector<std::string>& names = gpus.ResourceNames();
   if (!AsksForAny(pod, names)) return std::nullopt;
   const int64_t shares = LargestShareRequest(pod, names);
-  if (gpus.sharing == GpuSharing::kTimeSlicing && gpus.fail_requests_greater_than_one &&
+  const GpuShares& sharing = gpus.shares();
+  if (sharing.mode == ShareMode::kTimeSlicing && sharing.fail_requests_greater_than_one &&
       shares > 1) {
     return absl::StrCat(
         "time-sliced GPUs with failRequestsGreaterThanOne take one share per "
         "container; a container asks for ",
         shares);
   }
-  if (gpus.sharing == GpuSharing::kMps) {
+  if (sharing.mode == ShareMode::kMps) {
     if (shares > 1) {
       return absl::StrCat("MPS GPUs take one share per container; a container asks for ", shares);
     }
-    if (pod.gpu_memory_mib > 0 && gpus.memory_mib > 0 &&
-        pod.gpu_memory_mib > gpus.memory_mib / gpus.replicas) {
+    if (pod.gpu_memory_mib > 0 && gpus.memory_mib() > 0 &&
+        pod.gpu_memory_mib > gpus.memory_mib() / sharing.replicas) {
       return absl::StrCat("needs ", pod.gpu_memory_mib, " MiB of GPU memory; an MPS share of a ",
-                          gpus.memory_mib, " MiB GPU split ", gpus.replicas, " ways has ",
-                          gpus.memory_mib / gpus.replicas, " MiB");
+                          gpus.memory_mib(), " MiB GPU split ", sharing.replicas, " ways has ",
+                          gpus.memory_mib() / sharing.replicas, " MiB");
     }
   }
-  if (!pod.cuda_version.empty() && gpus.vendor == GpuVendor::kNvidia &&
-      !gpus.driver_version.empty()) {
+  if (!pod.cuda_version.empty() && gpus.vendor() == GpuVendor::kNvidia &&
+      !gpus.driver_version().empty()) {
     absl::StatusOr<std::optional<std::string>> too_old =
-        CheckDriver(gpus.driver_version, pod.cuda_version, policy.cuda_minor_version_compat);
+        CheckDriver(gpus.driver_version(), pod.cuda_version, policy.cuda_minor_version_compat);
     if (!too_old.ok()) return std::string(too_old.status().message());
     if (too_old->has_value()) return **too_old;
   }

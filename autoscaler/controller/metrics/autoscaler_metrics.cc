@@ -39,7 +39,7 @@ absl::string_view ConditionName(NodeCondition c, bool gpus_pending) {
 std::pair<std::string, std::string> GpuNames(const ProviderGroup& g) {
   if (g.gpus == nullptr) return {"", ""};
   const std::vector<std::string> names = g.gpus->ResourceNames();
-  return {names.empty() ? "" : names.front(), g.gpus->model};
+  return {names.empty() ? "" : names.front(), g.gpus->model()};
 }
 
 }  // namespace
@@ -218,7 +218,7 @@ void AutoscalerMetrics::RecordGroups(const ClusterState& state) {
     if (g.backoff.has_value()) group_backoff_.Set({p.id, g.backoff->error_code}, 1);
     group_cost_.Set({p.id}, p.price_per_hour * (g.counts.registered + g.upcoming));
     if (p.gpus == nullptr) continue;
-    const double per_node = p.gpus->physical_count;
+    const double per_node = p.gpus->physical_count();
     for (int i : g.nodes) {
       const NodeStatus& s = state.nodes[i];
       gpus_.Add({p.id, std::string(ConditionName(s.condition, s.gpus_pending))}, per_node);
@@ -261,7 +261,7 @@ void AutoscalerMetrics::RecordIdleGpus(const LoopReport& report) {
     if (gpus <= 0 || since <= absl::ZeroDuration() || g.provider->gpus == nullptr) continue;
     idle_gpu_seconds_.Add({g.id()}, gpus * absl::ToDoubleSeconds(since));
     const double per_gpu_hour =
-        g.provider->price_per_hour / std::max(1, g.provider->gpus->physical_count);
+        g.provider->price_per_hour / std::max(1, g.provider->gpus->physical_count());
     idle_gpu_cost_.Add({g.id()}, gpus * per_gpu_hour * absl::ToDoubleHours(since));
   }
 }

@@ -22,7 +22,7 @@ std::map<std::string, double> IdleGpus(const ClusterView& view, const ClusterSta
                  ? known_gpu_use[i]
                  : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu;
     }
-    idle[s.group] = idle[s.group].value_or(0) + g.gpus->physical_count * (1 - used);
+    idle[s.group] = idle[s.group].value_or(0) + g.gpus->physical_count() * (1 - used);
   }
   std::map<std::string, double> out;
   for (size_t g = 0; g < idle.size(); ++g) {

@@ -49,14 +49,6 @@ std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::s
   return props;
 }
 
-// `allocatable` with the GPUs of the group's vendor replaced by what the template's
-// inventory advertises (with `layout` for a MIG pool): a template at zero often lists no GPU
-// resources at all, its annotations saying what the device plugin will advertise.
-ResourceList WithTemplateGpus(const ResourceList& allocatable, const GpuInventory& gpus,
-                              absl::string_view layout) {
-  return gpus.WithoutGpus(allocatable) + *gpus.SharedAdvertised(gpus.LayoutNamed(layout));
-}
-
 // A node still starting, as it will be once its GPUs are advertised: the template's GPUs in
 // place of whatever its allocatable shows now, the template's labels under its own.
 Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
@@ -79,7 +71,7 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
   }
   const ResourceList& base = n.node.allocatable.empty() ? t.allocatable : n.node.allocatable;
   if (g.gpus != nullptr) {
-    out.allocatable = WithTemplateGpus(base, *g.gpus, s.mig_layout);
+    out.allocatable = g.gpus->NodeAllocatable(base, s.mig_layout);
     if (!s.mig_layout.empty()) out.labels[kMigConfigLabel] = s.mig_layout;
   } else {
     out.allocatable = base;
@@ -116,7 +108,7 @@ Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
   Node out;
   out.name = absl::StrCat("upcoming-", group, "-", index);
   out.allocatable =
-      g.gpus != nullptr ? WithTemplateGpus(t.allocatable, *g.gpus, mig_layout) : t.allocatable;
+      g.gpus != nullptr ? g.gpus->NodeAllocatable(t.allocatable, mig_layout) : t.allocatable;
   out.upcoming = true;
   out.group_id = group;
   for (const PodSpec& ds : t.daemonset_pods) out.pods.push_back(std::make_shared<PodSpec>(ds));

@@ -31,7 +31,7 @@ NodeUsage UsageBesideGpus(const Labels& labels, const ResourceList& capacity,
 // Physical GPUs when their sharing could be read (`read` null: none to read), else the
 // device plugin's advertised units.
 int64_t GpuCount(const GpuInventory* read, const ResourceList& capacity) {
-  if (read != nullptr) return read->physical_count;
+  if (read != nullptr) return read->physical_count();
   int64_t units = 0;
   for (const auto& [name, q] : GpuPart(capacity)) units += q.Value();
   return units;

@@ -196,7 +196,7 @@ uint32_t GpusInUse(const NodeStatus& s, const ClusterState& state, const Cluster
   if (g.gpus == nullptr || s.condition != NodeCondition::kReady) return 0;
   const double used =
       UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu *
-      g.gpus->physical_count;
+      g.gpus->physical_count();
   return static_cast<uint32_t>(std::clamp(used * 1000, 0.0, 4e9));
 }
 

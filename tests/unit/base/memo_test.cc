@@ -4,10 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
-
-#include "absl/strings/str_cat.h"
 
 namespace gpua {
 namespace {
@@ -48,47 +45,6 @@ TEST_CASE("threads asking at once share one computation", "[memo]") {
   for (std::thread& t : threads) t.join();
   CHECK(calls == 1);
   for (const std::vector<int>* v : seen) CHECK(v == seen[0]);
-}
-
-TEST_CASE("a keyed memo keeps its value while asked with the same key", "[memo]") {
-  KeyedMemo<std::string, int> memo;
-  int calls = 0;
-  const auto compute = [&] { return ++calls; };
-  CHECK(memo.Get("a", compute) == 1);
-  CHECK(memo.Get("a", compute) == 1);
-  CHECK(memo.Get("b", compute) == 2);
-  CHECK(memo.Get("a", compute) == 3);
-  KeyedMemo<std::string, int> copy = memo;
-  CHECK(copy.Get("a", compute) == 4);
-}
-
-TEST_CASE("a keyed memo is asked with a key's parts without copying them", "[memo]") {
-  KeyedMemo<std::tuple<std::string, std::vector<std::string>>, int> memo;
-  const std::string group = "h100";
-  const std::vector<std::string> ignored = {"startup"};
-  int calls = 0;
-  const auto compute = [&] { return ++calls; };
-  CHECK(memo.Get(std::tie(group, ignored), compute) == 1);
-  CHECK(memo.Get(std::tie(group, ignored), compute) == 1);
-  const std::vector<std::string> none;
-  CHECK(memo.Get(std::tie(group, none), compute) == 2);
-}
-
-TEST_CASE("a memo map keeps every key's value, and starts again when it is full", "[memo]") {
-  MemoMap<std::string, int> memo;
-  int calls = 0;
-  const auto compute = [&] { return ++calls; };
-  CHECK(memo.Get(absl::string_view("a"), compute) == 1);
-  CHECK(memo.Get(absl::string_view("b"), compute) == 2);
-  CHECK(memo.Get(absl::string_view("a"), compute) == 1);
-  CHECK(calls == 2);
-  MemoMap<std::string, int> copy = memo;  // a copy is of a changed object: it starts empty
-  CHECK(copy.Get(absl::string_view("a"), compute) == 3);
-  for (size_t i = 0; i < MemoMap<std::string, int>::kMaxKeys; ++i) {
-    memo.Get(absl::StrCat("k", i), compute);
-  }
-  const int before = calls;
-  CHECK(memo.Get(absl::string_view("a"), compute) == before + 1);  // let go with the rest
 }
 
 }  // namespace

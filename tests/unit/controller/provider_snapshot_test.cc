@@ -47,7 +47,7 @@ TEST_CASE("a group's GPU inventory is kept from loop to loop while its template 
   const ProviderGroup* h100 = first.Find("h100");
   REQUIRE(h100 != nullptr);
   REQUIRE(h100->gpus != nullptr);
-  CHECK(h100->gpus->physical_count == 8);
+  CHECK(h100->gpus->physical_count() == 8);
   CHECK(second.Find("h100")->gpus == h100->gpus);  // one object: its memos last
   CHECK(h100->gpus->SharedAdvertised() == second.Find("h100")->gpus->SharedAdvertised());
 

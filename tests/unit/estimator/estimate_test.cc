@@ -311,7 +311,7 @@ TEST_CASE("a group's GPU inventory read beforehand is the one its template nodes
   ClusterSnapshot snapshot({});
   const PreparedTemplate read_here = PrepareTemplate(spec, snapshot);
   REQUIRE(read_here.gpu != nullptr);
-  CHECK(read_here.gpu->physical_count == 4);
+  CHECK(read_here.gpu->physical_count() == 4);
 
   auto read = ReadGpuInventory(spec.node_template.labels, spec.node_template.annotations,
                                spec.node_template.allocatable, "l4x4");

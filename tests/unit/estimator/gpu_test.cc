@@ -77,10 +77,10 @@ TEST_CASE("time-slicing from GPU Feature Discovery labels: GPUs x replicas share
                       {"nvidia.com/gpu.replicas", "4"},
                       {"nvidia.com/gpu.sharing-strategy", "time-slicing"}};
   GpuInventory inv = Read(gfd, {}, Res({{"cpu", "16"}}));
-  CHECK(inv.sharing == GpuSharing::kTimeSlicing);
+  CHECK(inv.sharing() == GpuSharing::kTimeSlicing);
   CHECK(inv.Advertised() == Res({{"nvidia.com/gpu", "8"}}));
   inv = Read(gfd, {}, Res({{"nvidia.com/gpu.shared", "8"}}));
-  CHECK(inv.renamed);
+  CHECK(inv.shares().renamed);
   CHECK(inv.Advertised() == Res({{"nvidia.com/gpu.shared", "8"}}));
   // The labels say 8 shares; the template says 2: reported, not guessed.
   CHECK_THAT(ReadError(gfd, {}, Res({{"nvidia.com/gpu", "2"}})),
@@ -100,8 +100,8 @@ TEST_CASE("our annotations describe a pool at zero and win over labels", "[gpu][
                            {"gpu-autoscaler.io/gpu-memory-mib", "81920"},
                            {"gpu-autoscaler.io/driver-version", "550.54.15"}},
                           {});
-  CHECK(inv.sharing == GpuSharing::kMps);
-  CHECK(inv.memory_mib == 81920);
+  CHECK(inv.sharing() == GpuSharing::kMps);
+  CHECK(inv.memory_mib() == 81920);
   CHECK(inv.Advertised() == Res({{"nvidia.com/gpu", "32"}}));
   CHECK_THAT(
       ReadError(
@@ -112,6 +112,7 @@ TEST_CASE("our annotations describe a pool at zero and win over labels", "[gpu][
              {{"gpu-autoscaler.io/gpu-sharing", "time-slicing"},
               {"gpu-autoscaler.io/gpu-replicas", "64"}},
              {})
+            .shares()
             .replicas == 64);
   CHECK_THAT(ReadError({}, {{"gpu-autoscaler.io/gpu-sharing", "sometimes"}}, {}),
              Catch::Contains("annotation gpu-autoscaler.io/gpu-sharing: \"sometimes\""));
@@ -126,22 +127,22 @@ TEST_CASE("MIG pools advertise per profile (mixed) or as nvidia.com/gpu (single)
                        {"nvidia.com/gpu.count", "8"}};
   GpuInventory mixed =
       Read(h100, {{"gpu-autoscaler.io/mig-layouts", "all-balanced"}}, Res({{"cpu", "190"}}));
-  CHECK(mixed.sharing == GpuSharing::kMig);
+  CHECK(mixed.sharing() == GpuSharing::kMig);
   CHECK(!mixed.reconfigurable());
-  CHECK(mixed.Advertised(&mixed.mig_layouts[0]) == Res({{"nvidia.com/mig-1g.10gb", "16"},
-                                                        {"nvidia.com/mig-2g.20gb", "8"},
-                                                        {"nvidia.com/mig-3g.40gb", "8"}}));
+  CHECK(mixed.Advertised(&mixed.mig_layouts()[0]) == Res({{"nvidia.com/mig-1g.10gb", "16"},
+                                                          {"nvidia.com/mig-2g.20gb", "8"},
+                                                          {"nvidia.com/mig-3g.40gb", "8"}}));
   Labels single_labels = h100;
   single_labels["nvidia.com/mig.strategy"] = "single";
   single_labels["nvidia.com/mig.config"] = "all-1g.10gb";
   GpuInventory single = Read(single_labels, {}, Res({{"nvidia.com/gpu", "56"}}));
-  CHECK(!single.mig_mixed);
-  CHECK(single.Advertised(&single.mig_layouts[0]) == Res({{"nvidia.com/gpu", "56"}}));
+  CHECK(!single.mig()->mixed);
+  CHECK(single.Advertised(&single.mig_layouts()[0]) == Res({{"nvidia.com/gpu", "56"}}));
   // GPU Feature Discovery's device counts give the layout of a running node.
   Labels counted = h100;
   counted["nvidia.com/mig-3g.40gb.count"] = "16";
   GpuInventory from_counts = Read(counted, {}, Res({{"nvidia.com/mig-3g.40gb", "16"}}));
-  CHECK(from_counts.mig_layouts[0].per_gpu == MigLayout{"3g.40gb", "3g.40gb"});
+  CHECK(from_counts.mig_layouts()[0].per_gpu == MigLayout{"3g.40gb", "3g.40gb"});
   counted["nvidia.com/mig-4g.40gb.count"] = "8";
   CHECK_THAT(ReadError(counted, {}, {}), Catch::Contains("overlap"));
   CHECK_THAT(ReadError(h100, {{"gpu-autoscaler.io/mig-layouts", "all-9g.99gb"}}, {}),
@@ -158,20 +159,27 @@ TEST_CASE("time-slicing on MIG devices and GKE's labels", "[gpu][inventory][mig]
                                   {"nvidia.com/gpu.replicas", "2"},
                                   {"nvidia.com/mig.config", "all-3g.40gb"}},
                                  {{"gpu-autoscaler.io/gpu-renamed", "true"}}, {});
-  CHECK(shared_mig.sharing == GpuSharing::kMig);
-  CHECK(shared_mig.Advertised(&shared_mig.mig_layouts[0]) ==
+  CHECK(shared_mig.sharing() == GpuSharing::kMig);
+  // Two axes: the GPUs are cut into MIG devices, and each device is time-sliced.
+  REQUIRE(shared_mig.mig() != nullptr);
+  CHECK(shared_mig.shares().mode == ShareMode::kTimeSlicing);
+  CHECK(shared_mig.shares().replicas == 2);
+  CHECK(shared_mig.Advertised(&shared_mig.mig_layouts()[0]) ==
         Res({{"nvidia.com/mig-3g.40gb.shared", "8"}}));
+  // A 3g.40gb device is 4 of the A100's 8 memory slices; a unit is half a device.
+  CHECK(shared_mig.UnitShares(&shared_mig.mig_layouts()[0])->at("nvidia.com/mig-3g.40gb.shared") ==
+        Approx(0.25));
   GpuInventory gke = Read({{"cloud.google.com/gke-accelerator", "nvidia-tesla-a100"},
                            {"cloud.google.com/gke-gpu-partition-size", "1g.5gb"}},
                           {{"gpu-autoscaler.io/gpu-count", "1"}}, Res({{"nvidia.com/gpu", "7"}}));
-  CHECK(!gke.mig_mixed);
-  CHECK(gke.Advertised(&gke.mig_layouts[0]) == Res({{"nvidia.com/gpu", "7"}}));
+  CHECK(!gke.mig()->mixed);
+  CHECK(gke.Advertised(&gke.mig_layouts()[0]) == Res({{"nvidia.com/gpu", "7"}}));
   GpuInventory gke_ts = Read({{"cloud.google.com/gke-accelerator", "nvidia-l4"},
                               {"cloud.google.com/gke-gpu-sharing-strategy", "time-sharing"},
                               {"cloud.google.com/gke-max-shared-clients-per-gpu", "3"}},
                              {}, Res({{"nvidia.com/gpu", "6"}}));
-  CHECK(gke_ts.sharing == GpuSharing::kTimeSlicing);
-  CHECK(gke_ts.physical_count == 2);
+  CHECK(gke_ts.sharing() == GpuSharing::kTimeSlicing);
+  CHECK(gke_ts.physical_count() == 2);
 }
 
 TEST_CASE("AMD partitions: per logical GPU, named single or mixed", "[gpu][inventory][amd]") {
@@ -182,10 +190,37 @@ TEST_CASE("AMD partitions: per logical GPU, named single or mixed", "[gpu][inven
                           {});
   CHECK(cpx.Advertised() == Res({{"amd.com/gpu", "64"}}));
   GpuInventory mixed = Read({}, {}, Res({{"amd.com/cpx_nps4", "64"}}));
-  CHECK(mixed.amd_partitions == 8);
-  CHECK(mixed.physical_count == 8);
+  CHECK(std::get<AmdPartitions>(mixed.partitioning()).per_gpu == 8);
+  CHECK(mixed.physical_count() == 8);
   CHECK(mixed.Advertised() == Res({{"amd.com/cpx_nps4", "64"}}));
-  CHECK(Read({}, {}, Res({{"amd.com/gpu", "8"}})).sharing == GpuSharing::kExclusive);
+  const GpuInventory whole = Read({}, {}, Res({{"amd.com/gpu", "8"}}));
+  CHECK(whole.sharing() == GpuSharing::kExclusive);
+  CHECK(std::holds_alternative<WholeGpus>(whole.partitioning()));
+  CHECK(whole.UnitShares()->at("amd.com/gpu") == 1.0);
+}
+
+TEST_CASE(
+    "what a node of the pool offers: its own resources and the GPUs the inventory "
+    "advertises, in the layout its label names",
+    "[gpu][inventory][mig]") {
+  const GpuInventory a100 =
+      Read({{"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"}, {"nvidia.com/gpu.count", "1"}},
+           {{"gpu-autoscaler.io/mig-layouts", "all-1g.10gb,all-7g.80gb"}}, {});
+  // A template at zero lists the GPU as a whole; the node comes up in MIG devices.
+  const ResourceList tmpl = Res({{"cpu", "32"}, {"nvidia.com/gpu", "1"}});
+  CHECK(a100.NodeAllocatable(tmpl, "all-7g.80gb") ==
+        Res({{"cpu", "32"}, {"nvidia.com/mig-7g.80gb", "1"}}));
+  CHECK(a100.NodeAllocatable(tmpl, "all-1g.10gb") ==
+        Res({{"cpu", "32"}, {"nvidia.com/mig-1g.10gb", "7"}}));
+  // No layout label, or one the pool does not know: the pool's first layout.
+  CHECK(a100.NodeAllocatable(tmpl, "") == a100.NodeAllocatable(tmpl, "all-1g.10gb"));
+  CHECK(a100.LayoutNamed("all-2g.20gb")->name == "all-1g.10gb");
+  CHECK(a100.ResourceNames() ==
+        std::vector<std::string>{"nvidia.com/mig-1g.10gb", "nvidia.com/mig-7g.80gb"});
+  // Copies are of one reading: the advertised lists are shared, not worked out again.
+  const GpuInventory copy = a100;
+  CHECK(copy.SharedAdvertised(&a100.mig_layouts()[1]) ==
+        a100.SharedAdvertised(&a100.mig_layouts()[1]));
 }
 
 TEST_CASE("shared GPUs refuse what the device plugin would refuse at admission",
@@ -238,9 +273,9 @@ TEST_CASE("GPU utilization is measured in physical GPUs, whatever the sharing",
       Read({{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu.count", "8"}},
            {{"gpu-autoscaler.io/mig-layouts", "all-balanced"}}, {});
   // Two 3g devices are 4/8 of a GPU each: one GPU of eight.
-  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts[0], Res({{"nvidia.com/mig-3g.40gb", "2"}})) ==
-        Approx(1.0 / 8));
-  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts[0], {}) == 0);
+  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts()[0],
+                               Res({{"nvidia.com/mig-3g.40gb", "2"}})) == Approx(1.0 / 8));
+  CHECK(PhysicalGpuUtilization(mig, &mig.mig_layouts()[0], {}) == 0);
 }
 
 NodeGroupSpec SharedL4Pool(const std::string& id, int replicas) {

@@ -46,7 +46,7 @@ TEST_CASE("time-sliced shares and MIG slices count for the part of a GPU they us
       {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}, {"nvidia.com/gpu.count", "8"}},
       {{"gpu-autoscaler.io/mig-layouts", "all-balanced"}});
   const PodSpec slice = Pod("nb", Res({{"nvidia.com/mig-3g.40gb", "2"}}), "nb");
-  CHECK(ComputeUtilization({}, &mig, &mig.mig_layouts[0], {{&slice}}, false).value() ==
+  CHECK(ComputeUtilization({}, &mig, &mig.mig_layouts()[0], {{&slice}}, false).value() ==
         Approx(1.0 / 8));
 }
 

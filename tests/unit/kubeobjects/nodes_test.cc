@@ -31,7 +31,7 @@ TEST_CASE("a node's GPUs are read once, and a changed copy reads its own", "[dec
   const auto& gpus = node.Gpus();
   REQUIRE(gpus.ok());
   REQUIRE(*gpus != nullptr);
-  CHECK((*gpus)->physical_count == 4);
+  CHECK((*gpus)->physical_count() == 4);
   CHECK(&node.Gpus() == &gpus);
 
   NodeObject shared = node;
