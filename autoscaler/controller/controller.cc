@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/metrics/idle_gpus.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
@@ -79,7 +80,9 @@ void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time
 
 void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now) {
   const ClusterState& state = report.state;
-  report.stale = stale_cleaner_.Clean(state);
+  // The actuators change the groups this loop read, and only through this.
+  SnapshotGroupResizer groups(*report.provider);
+  report.stale = stale_cleaner_.Clean(state, groups);
   mig_layouts_.Write(state, mig_book_);
   const PendingPods pending = SelectPendingPods(view, options_.scale_up, now);
   report.unschedulable = static_cast<int>(view.unschedulable.size());
@@ -89,22 +92,22 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
     report.pending_gpu_pods += !GpuPart(p->spec.requests).empty();
   }
   Timed(report, "scaleDownNodeDeletion",
-        [&] { scale_down_.ContinueRemovals(view, state, now, report.removals); });
+        [&] { scale_down_.ContinueRemovals(view, state, groups, now, report.removals); });
   scale_up_.ReportInvalidPods(pending.invalid, now);
   health_.Report(state);
   Timed(report, "scaleUp", [&] {
     const std::vector<PodPtr> homeless =
         state.healthy ? HomelessPods(view, state) : std::vector<PodPtr>{};
-    ScaleUpResult up = scale_up_.Run(view, state, pending, homeless, state.healthy, mig_book_,
-                                     node_cache_, now);
+    ScaleUpResult up = scale_up_.Run(view, state, groups, pending, homeless, state.healthy,
+                                     mig_book_, node_cache_, now);
     report.fit_existing = up.fit_existing;
     report.without_scale_up = up.without_scale_up;
     report.scale_ups = std::move(up.outcomes);
   });
   ScaleDownResult down;
   Timed(report, "scaleDown", [&] {
-    down = scale_down_.Run(view, state, report.fit_existing, report.nodes_added(), node_cache_,
-                           now, report.removals);
+    down = scale_down_.Run(view, state, groups, report.fit_existing, report.nodes_added(),
+                           node_cache_, now, report.removals);
   });
   report.scale_down = std::move(down.status);
   report.scale_down_cooldown = std::move(down.cooldown);

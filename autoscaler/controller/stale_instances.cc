@@ -15,10 +15,10 @@ std::string Ids(const std::vector<Instance>& instances) {
 }  // namespace
 
 bool StaleInstanceCleaner::Delete(const GroupState& g, const std::vector<Instance>& instances,
-                                  absl::string_view why) {
+                                  absl::string_view why, GroupResizer& groups) {
   std::vector<NodeRef> refs;
   for (const Instance& i : instances) refs.push_back({i.id, "", {}, {}});
-  const absl::Status s = g.provider->group->DeleteNodes(refs);
+  const absl::Status s = groups.DeleteNodes(g.id(), refs);
   if (s.ok()) {
     log_.Info(absl::StrCat("Deleted ", instances.size(), " instance(s) of node group ", g.id(),
                            " (", why, "): ", Ids(instances)));
@@ -34,7 +34,7 @@ bool StaleInstanceCleaner::Delete(const GroupState& g, const std::vector<Instanc
   return false;
 }
 
-StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state) {
+StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state, GroupResizer& groups) {
   StaleInstanceReport report;
   for (const GroupState& g : state.groups) {
     if (!g.failed.empty()) {
@@ -44,7 +44,7 @@ StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state) {
           event_reason::kFailedToScaleUpGroup,
           absl::StrCat("Scale-up failed for group ", g.id(), ": ", g.failed.size(),
                        " instance(s) failed to start: ", InstanceErrorCode(e), ": ", e.message)));
-      if (Delete(g, g.failed, "failed")) {
+      if (Delete(g, g.failed, "failed", groups)) {
         report.failed_deleted += static_cast<int>(g.failed.size());
       } else {
         ++report.delete_errors;
@@ -57,7 +57,7 @@ StaleInstanceReport StaleInstanceCleaner::Clean(const ClusterState& state) {
       (void)writer_.RecordEvent(StatusEvent(
           status_.namespace_name, status_.configmap_name, "Warning", event_reason::kScaleUpTimedOut,
           absl::StrCat("Nodes of group ", g.id(), ": ", message)));
-      if (Delete(g, g.long_unregistered, "unregistered")) {
+      if (Delete(g, g.long_unregistered, "unregistered", groups)) {
         report.unregistered_deleted += static_cast<int>(g.long_unregistered.size());
         (void)writer_.RecordEvent(
             StatusEvent(status_.namespace_name, status_.configmap_name, "Normal",

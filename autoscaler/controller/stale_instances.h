@@ -8,6 +8,7 @@
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "base/log.h"
 
@@ -24,11 +25,12 @@ class StaleInstanceCleaner {
   StaleInstanceCleaner(KubeWriter& writer, LogSink& log, const StatusOptions& status)
       : writer_(writer), log_(log), status_(status) {}
 
-  // Says why, and deletes them.
-  StaleInstanceReport Clean(const ClusterState& state);
+  // Says why, and deletes them through `groups`.
+  StaleInstanceReport Clean(const ClusterState& state, GroupResizer& groups);
 
  private:
-  bool Delete(const GroupState& g, const std::vector<Instance>& instances, absl::string_view why);
+  bool Delete(const GroupState& g, const std::vector<Instance>& instances, absl::string_view why,
+              GroupResizer& groups);
 
   KubeWriter& writer_;
   LogSink& log_;

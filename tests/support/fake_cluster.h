@@ -10,6 +10,7 @@
 
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/provider_snapshot.h"
 #include "base/log.h"
 #include "tests/support/fake_cloud_provider.h"
@@ -59,12 +60,14 @@ inline PodPtr RunningPod(FakeClusterSource& source, const std::string& name,
   return p;
 }
 
-// What one loop builds before it acts: the view, the provider read once, the state on both.
-// The state points into the provider snapshot; keep them together.
+// What one loop builds before it acts: the view, the provider read once, the state on both,
+// and the actuators' way to the groups read. The state and `groups` point into the provider
+// snapshot; keep them together.
 struct LoopInputs {
   std::shared_ptr<const ClusterView> view;
   std::unique_ptr<ProviderSnapshot> provider;
   ClusterState state;
+  std::unique_ptr<SnapshotGroupResizer> groups;
 };
 
 inline LoopInputs BuildLoopInputs(const FakeClusterSource& source, FakeCloudProvider& cloud,
@@ -77,6 +80,7 @@ inline LoopInputs BuildLoopInputs(const FakeClusterSource& source, FakeCloudProv
   in.provider = std::make_unique<ProviderSnapshot>(reader.Read(in.view->nodes, now));
   ClusterStateBuilder builder(options.cluster_state);
   in.state = builder.Build(*in.view, *in.provider, backoff, now, mig_layouts);
+  in.groups = std::make_unique<SnapshotGroupResizer>(*in.provider);
   return in;
 }
 

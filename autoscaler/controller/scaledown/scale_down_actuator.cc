@@ -89,13 +89,13 @@ bool ScaleDownActuator::Drain(const NodeStatus& s, const ClusterView& view,
   return pods.empty() && !view.nodes_with_unreadable_pods.contains(s.node->node.name);
 }
 
-bool ScaleDownActuator::Delete(const NodeStatus& s, const ClusterState& state,
+bool ScaleDownActuator::Delete(const NodeStatus& s, const ClusterState& state, GroupResizer& groups,
                                const std::string& reason, absl::Time start, absl::Time now,
                                ScaleDownReport& report) {
   const std::string& name = s.node->node.name;
   const GroupState& g = state.groups[s.group];
-  const absl::Status st = g.provider->group->DeleteNodes(
-      {{s.node->provider_id, name, s.node->node.labels, s.node->annotations}});
+  const absl::Status st = groups.DeleteNodes(
+      g.id(), {{s.node->provider_id, name, s.node->node.labels, s.node->annotations}});
   if (st.ok()) {
     report.deleted.push_back({name, reason});
     log_.Info(absl::StrCat("Scale-down: removing node ", name, " of group ", g.id(), " (", reason,
@@ -131,7 +131,8 @@ void ScaleDownActuator::RollBack(const NodeStatus& s, const std::string& why,
 }
 
 void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const ClusterView& view,
-                              const ClusterState& state, absl::Time now, ScaleDownReport& report) {
+                              const ClusterState& state, GroupResizer& groups, absl::Time now,
+                              ScaleDownReport& report) {
   for (const NodeRemoval& r : removals) {
     const NodeStatus& s = state.nodes[r.node];
     if (!Begin(s, r.reason, now)) continue;
@@ -140,7 +141,7 @@ void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const Cl
                            r.why.empty() ? "" : ": ", r.why, ")"));
     ++report.started;
     if (Drain(s, view, options_.max_graceful_termination, report)) {
-      Delete(s, state, r.reason, now, now, report);
+      Delete(s, state, groups, r.reason, now, now, report);
     }
   }
 }
@@ -159,8 +160,8 @@ void ScaleDownActuator::StartPreempted(const std::vector<Preemption>& preemption
   }
 }
 
-void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& state, absl::Time now,
-                                 ScaleDownReport& report) {
+void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& state,
+                                 GroupResizer& groups, absl::Time now, ScaleDownReport& report) {
   for (const NodeStatus& s : state.nodes) {
     if (!s.node->Marks().to_be_deleted) continue;
     const std::string reason = ReasonOf(*s.node);
@@ -187,7 +188,7 @@ void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& st
                            : options_.max_graceful_termination + options_.max_pod_eviction_time);
     const bool drained = Drain(s, view, max_grace, report);
     if (drained || (preempted && now >= deadline)) {
-      if (!Delete(s, state, reason, start, now, report) && !preempted && now >= deadline) {
+      if (!Delete(s, state, groups, reason, start, now, report) && !preempted && now >= deadline) {
         RollBack(s, "its node group would not delete it", report);
       }
     } else if (now >= deadline) {

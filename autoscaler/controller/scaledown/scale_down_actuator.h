@@ -17,6 +17,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/spot/preemptions.h"
@@ -47,13 +48,15 @@ class ScaleDownActuator {
   // nodes no longer so.
   void Mark(const ScaleDownPlan& plan, const ClusterState& state);
   // Starts the plan's removals and the preempted nodes' drains.
+  // Nodes are deleted through `groups`.
   void Start(const std::vector<NodeRemoval>& removals, const ClusterView& view,
-             const ClusterState& state, absl::Time now, ScaleDownReport& report);
+             const ClusterState& state, GroupResizer& groups, absl::Time now,
+             ScaleDownReport& report);
   void StartPreempted(const std::vector<Preemption>& preemptions, const ClusterView& view,
                       const ClusterState& state, absl::Time now, ScaleDownReport& report);
   // Moves every removal under way (nodes carrying the taint) on.
-  void Continue(const ClusterView& view, const ClusterState& state, absl::Time now,
-                ScaleDownReport& report);
+  void Continue(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
+                absl::Time now, ScaleDownReport& report);
 
  private:
   bool Begin(const NodeStatus& s, const std::string& reason, absl::Time now);
@@ -61,8 +64,8 @@ class ScaleDownActuator {
   bool Drain(const NodeStatus& s, const ClusterView& view, absl::Duration max_grace,
              ScaleDownReport& report);
   // Deletes the node through its group; false when the provider refused.
-  bool Delete(const NodeStatus& s, const ClusterState& state, const std::string& reason,
-              absl::Time start, absl::Time now, ScaleDownReport& report);
+  bool Delete(const NodeStatus& s, const ClusterState& state, GroupResizer& groups,
+              const std::string& reason, absl::Time start, absl::Time now, ScaleDownReport& report);
   void RollBack(const NodeStatus& s, const std::string& why, ScaleDownReport& report);
 
   KubeWriter& writer_;

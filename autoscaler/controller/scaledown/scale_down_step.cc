@@ -8,14 +8,15 @@
 namespace gpua {
 
 void ScaleDownStep::ContinueRemovals(const ClusterView& view, const ClusterState& state,
-                                     absl::Time now, ScaleDownReport& report) {
-  actuator_.Continue(view, state, now, report);
+                                     GroupResizer& groups, absl::Time now,
+                                     ScaleDownReport& report) {
+  actuator_.Continue(view, state, groups, now, report);
   actuator_.StartPreempted(state.preemptions, view, state, now, report);
 }
 
 ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& state,
-                                   int pods_for_existing_nodes, int nodes_added,
-                                   RunningNodeCache& nodes, absl::Time now,
+                                   GroupResizer& groups, int pods_for_existing_nodes,
+                                   int nodes_added, RunningNodeCache& nodes, absl::Time now,
                                    ScaleDownReport& report) {
   ScaleDownClock& clock = kept_.clock;
   if (nodes_added > 0) clock.last_scale_up = now;
@@ -44,7 +45,7 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
   }
   for (const auto& [reason, n] : unremovable) result.unremovable[std::string(reason)] += n;
   actuator_.Mark(plan, state);
-  actuator_.Start(plan.removals, view, state, now, report);
+  actuator_.Start(plan.removals, view, state, groups, now, report);
   if (!report.deleted.empty()) clock.last_delete = now;
   if (report.rolled_back > 0) clock.last_failure = now;
   result.gpu_use.assign(state.nodes.size(), -1);

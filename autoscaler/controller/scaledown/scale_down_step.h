@@ -12,6 +12,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
@@ -39,11 +40,11 @@ class ScaleDownStep {
         actuator_(writer, log, options.scale_down, options.status) {}
 
   // Moves every removal under way on, and starts the drains of the state's preempted nodes.
-  void ContinueRemovals(const ClusterView& view, const ClusterState& state, absl::Time now,
-                        ScaleDownReport& report);
+  void ContinueRemovals(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
+                        absl::Time now, ScaleDownReport& report);
   // Judges, marks and starts what is due. `pods_for_existing_nodes`: pending pods that nodes
   // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for.
-  ScaleDownResult Run(const ClusterView& view, const ClusterState& state,
+  ScaleDownResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
                       int pods_for_existing_nodes, int nodes_added, RunningNodeCache& nodes,
                       absl::Time now, ScaleDownReport& report);
 

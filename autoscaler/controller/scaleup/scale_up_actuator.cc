@@ -22,6 +22,7 @@ std::string DescribePods(const std::vector<PodPtr>& pods) {
 
 std::vector<ScaleUpOutcome> ScaleUpActuator::Execute(const std::vector<ScaleUpRequest>& requests,
                                                      const ClusterState& state,
+                                                     GroupResizer& groups,
                                                      const std::map<std::string, int>& added,
                                                      absl::Time now) {
   std::vector<ScaleUpOutcome> outcomes;
@@ -33,7 +34,7 @@ std::vector<ScaleUpOutcome> ScaleUpActuator::Execute(const std::vector<ScaleUpRe
     auto more = added.find(r.group);
     o.from = g->provider->target_size + (more == added.end() ? 0 : more->second);
     o.max = g->provider->max_size;
-    o.status = g->provider->group->IncreaseSize(r.delta);
+    o.status = groups.IncreaseSize(r.group, r.delta);
     if (!o.status.ok()) {
       backoff_.Fail(r.group, "CloudProviderError", std::string(o.status.message()), now);
     }

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
@@ -34,8 +35,9 @@ class ScaleUpActuator {
                   const StatusOptions& status)
       : writer_(writer), backoff_(backoff), log_(log), status_(status) {}
 
+  // Each request through `groups`; `added`: what this loop asked of each group before.
   std::vector<ScaleUpOutcome> Execute(const std::vector<ScaleUpRequest>& requests,
-                                      const ClusterState& state,
+                                      const ClusterState& state, GroupResizer& groups,
                                       const std::map<std::string, int>& added, absl::Time now);
 
  private:

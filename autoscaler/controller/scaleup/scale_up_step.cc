@@ -36,12 +36,15 @@ ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink&
       expanders_(options.scale_up, options.status.namespace_name, log) {}
 
 ScaleUpResult ScaleUpStep::Run(const ClusterView& view, const ClusterState& state,
-                               const PendingPods& pending, const std::vector<PodPtr>& homeless,
-                               bool plan, MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
+                               GroupResizer& groups, const PendingPods& pending,
+                               const std::vector<PodPtr>& homeless, bool plan,
+                               MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
                                absl::Time now) {
   nominations_.Update(state, view.unschedulable, now, log_);
   ScaleUpResult result;
-  if (plan) result = Rounds(view, state, PodsToPlan(pending, homeless), mig_layouts, nodes, now);
+  if (plan) {
+    result = Rounds(view, state, groups, PodsToPlan(pending, homeless), mig_layouts, nodes, now);
+  }
   WriteNominations(view, state, now);
   absl::flat_hash_set<std::string> unschedulable;
   for (const PodPtr& p : view.unschedulable) unschedulable.insert(p->spec.uid);
@@ -61,8 +64,9 @@ std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PendingPods& pending,
 }
 
 ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& state,
-                                  const std::vector<PodPtr>& pods, MigLayoutBook& mig_layouts,
-                                  RunningNodeCache& nodes, absl::Time now) {
+                                  GroupResizer& groups, const std::vector<PodPtr>& pods,
+                                  MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
+                                  absl::Time now) {
   ScaleUpResult result;
   if (pods.empty()) return result;
   std::unique_ptr<Expander> expander = expanders_.For(view);
@@ -83,7 +87,8 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
     if (round == 0) result.fit_existing = static_cast<int>(decision.fit_existing.size());
     Nominate(decision, state, now);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
-    std::vector<ScaleUpOutcome> outcomes = actuator_.Execute(decision.requests, state, added, now);
+    std::vector<ScaleUpOutcome> outcomes =
+        actuator_.Execute(decision.requests, state, groups, added, now);
     remaining.clear();
     for (ScaleUpOutcome& o : outcomes) {
       if (o.status.ok()) {
@@ -94,9 +99,9 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
                    std::all_of(asked_for.begin(), asked_for.end(),
                                [&](const PodPtr& p) { return promised.contains(p->spec.uid); });
         if (o.repeat) {
-          log_.Warning(absl::StrCat("Scale-up of group ", o.request.group,
-                                    " was for pods already promised nodes on their way: ",
-                                    DescribePods(asked_for)));
+          log_.Warning(absl::StrCat(
+              "Scale-up of group ", o.request.group,
+              " was for pods already promised nodes on their way: ", DescribePods(asked_for)));
         }
         nominations_.Increase(o.request.group, o.request.node_pods, now);
       } else {

@@ -12,6 +12,7 @@
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/events.h"
+#include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/node_group_backoff.h"
@@ -41,16 +42,17 @@ class ScaleUpStep {
   // One loop. `plan`: whether the cluster is healthy enough to scale. `homeless`: pods of
   // preempted nodes that need a new home before theirs goes. The new nodes' MIG layouts go
   // into `mig_layouts`.
-  ScaleUpResult Run(const ClusterView& view, const ClusterState& state, const PendingPods& pending,
-                    const std::vector<PodPtr>& homeless, bool plan, MigLayoutBook& mig_layouts,
-                    RunningNodeCache& nodes, absl::Time now);
+  // Nodes are asked for through `groups`.
+  ScaleUpResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
+                    const PendingPods& pending, const std::vector<PodPtr>& homeless, bool plan,
+                    MigLayoutBook& mig_layouts, RunningNodeCache& nodes, absl::Time now);
 
  private:
   // The pods that may trigger a scale-up, those nominated to a node by this controller
   // (placed on it first, planned again if it no longer holds them), then `homeless`.
   std::vector<PodPtr> PodsToPlan(const PendingPods& pending,
                                  const std::vector<PodPtr>& homeless) const;
-  ScaleUpResult Rounds(const ClusterView& view, const ClusterState& state,
+  ScaleUpResult Rounds(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
                        const std::vector<PodPtr>& pods, MigLayoutBook& mig_layouts,
                        RunningNodeCache& nodes, absl::Time now);
   // Keeps the nominations the plan decided: pods on nodes on their way, pods missed.
@@ -63,7 +65,7 @@ class ScaleUpStep {
   KubeWriter& writer_;
   LogSink& log_;
   ScaleUpPlanner planner_;
-  ScaleUpMemory kept_;        // what the planner keeps from loop to loop
+  ScaleUpMemory kept_;       // what the planner keeps from loop to loop
   Nominations nominations_;  // pods promised nodes on their way, kept across loops
   ScaleUpActuator actuator_;
   ExpanderChoice expanders_;

@@ -32,7 +32,7 @@ TEST_CASE("an instance that failed for lack of capacity backs its group off and 
   FakeKubeWriter writer;
   MemoryLogSink log;
   StaleInstanceCleaner cleaner(writer, log, options.status);
-  const StaleInstanceReport report = cleaner.Clean(in.state);
+  const StaleInstanceReport report = cleaner.Clean(in.state, *in.groups);
   CHECK(report.failed_deleted == 1);
   CHECK(g.instances.empty());
   CHECK(g.target == 0);
@@ -70,7 +70,8 @@ TEST_CASE("an instance with no node after max-node-provision-time is deleted, it
 
   FakeKubeWriter writer;
   StaleInstanceCleaner cleaner(writer, log, options.status);
-  CHECK(cleaner.Clean(state).unregistered_deleted == 1);
+  SnapshotGroupResizer groups(second);
+  CHECK(cleaner.Clean(state, groups).unregistered_deleted == 1);
   CHECK(g.instances.empty());
   CHECK(writer.EventsWithReason(event_reason::kScaleUpTimedOut).size() == 1);
   CHECK(writer.EventsWithReason(event_reason::kDeleteUnregistered).size() == 1);
@@ -90,7 +91,7 @@ TEST_CASE("a group that will not delete its failed instances says so and keeps t
   FakeKubeWriter writer;
   MemoryLogSink log;
   StaleInstanceCleaner cleaner(writer, log, options.status);
-  CHECK(cleaner.Clean(in.state).delete_errors == 1);
+  CHECK(cleaner.Clean(in.state, *in.groups).delete_errors == 1);
   CHECK(g.instances.size() == 1);
   CHECK(writer.EventsWithReason(event_reason::kDeleteUnregisteredFailed).size() == 1);
 }

@@ -25,11 +25,13 @@ struct StepFixture {
   ScaleDownResult Loop(absl::Time now, int nodes_added = 0) {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     nodes.BeginLoop(*in.view);
-    ScaleDownResult r = step.Run(*in.view, in.state, 0, nodes_added, nodes, now, report);
+    ScaleDownResult r =
+        step.Run(*in.view, in.state, *in.groups, 0, nodes_added, nodes, now, report);
     for (NodePtr& n : source.view.nodes) {
       auto copy = std::make_shared<NodeObject>(*n);
       copy->node.taints.clear();
-      for (const auto& [key, taint] : writer.taints[n->node.name]) copy->node.taints.push_back(taint);
+      for (const auto& [key, taint] : writer.taints[n->node.name])
+        copy->node.taints.push_back(taint);
       n = copy;
     }
     return r;
@@ -46,8 +48,9 @@ struct StepFixture {
   ScaleDownStep step{writer, log, options};
 };
 
-TEST_CASE("an idle A100 node is removed after its pool's 10m idle timeout and the pool reaches zero",
-          "[controller][scale-down][step]") {
+TEST_CASE(
+    "an idle A100 node is removed after its pool's 10m idle timeout and the pool reaches zero",
+    "[controller][scale-down][step]") {
   StepFixture f;
   const ScaleDownResult first = f.Loop(kNow);
   CHECK(first.unneeded == 1);

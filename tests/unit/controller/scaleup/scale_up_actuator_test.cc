@@ -23,7 +23,7 @@ struct ActuatorFixture {
     r.delta = delta;
     r.pods = {PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow)};
     ScaleUpActuator actuator(writer, backoff, log, options.status);
-    return actuator.Execute({r}, inputs.state, added, kNow);
+    return actuator.Execute({r}, inputs.state, *inputs.groups, added, kNow);
   }
   ControllerOptions options;
   FakeCloudProvider cloud;

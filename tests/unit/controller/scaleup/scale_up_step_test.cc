@@ -23,7 +23,8 @@ struct StepFixture {
   ScaleUpResult Run(absl::Time now) {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     const PendingPods pending = SelectPendingPods(*in.view, options.scale_up, now);
-    return step.Run(*in.view, in.state, pending, {}, in.state.healthy, mig_layouts, nodes, now);
+    return step.Run(*in.view, in.state, *in.groups, pending, {}, in.state.healthy, mig_layouts,
+                    nodes, now);
   }
   ControllerOptions options;
   FakeCloudProvider cloud;
@@ -83,8 +84,7 @@ TEST_CASE("once its node registers, the pod's nominatedNodeName names it",
   CHECK(f.writer.nominated.at("ml/train-0") == "h100-new");
 }
 
-TEST_CASE("a pod no pool can hold hears why once, not every loop",
-          "[controller][scale-up][step]") {
+TEST_CASE("a pod no pool can hold hears why once, not every loop", "[controller][scale-up][step]") {
   StepFixture f;
   f.source.AddPod(PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow));
   for (int i = 0; i < 3; ++i) {
@@ -101,8 +101,8 @@ TEST_CASE("a pod that cannot be read is reported and never planned for",
           "[controller][scale-up][step]") {
   StepFixture f;
   ScaleUpStep& step = f.step;
-  auto bad = std::make_shared<PodObject>(
-      *PendingPod("broken-0", Res({{"nvidia.com/gpu", "1"}}), kNow));
+  auto bad =
+      std::make_shared<PodObject>(*PendingPod("broken-0", Res({{"nvidia.com/gpu", "1"}}), kNow));
   bad->spec.invalid = absl::InvalidArgumentError("Pod ml/broken-0: spec.containers[0]: bad");
   step.ReportInvalidPods({bad}, kNow);
   step.ReportInvalidPods({bad}, kNow + absl::Seconds(10));
