@@ -51,8 +51,12 @@ std::string CostAgainstWait(const std::vector<SettingResult>& results) {
     const Figures& f = results[i].result.total;
     chart.series.push_back({Label(results[i]), Color(i), {{f.gpu_pending.p95 / 60, f.cost_usd}}});
   }
-  chart.reference_y = results.front().result.total.lower_bound_cost_usd;
-  chart.reference_label = absl::StrFormat("lower bound $%.0f", chart.reference_y);
+  const Figures& first = results.front().result.total;
+  chart.references.push_back({first.lower_bound_cost_usd,
+                              absl::StrFormat("share bound $%.0f", first.lower_bound_cost_usd)});
+  chart.references.push_back(
+      {first.packing_bound_cost_usd,
+       absl::StrFormat("packing bound $%.0f", first.packing_bound_cost_usd)});
   return PointChartSvg(chart);
 }
 
@@ -133,8 +137,10 @@ std::string HtmlReport(const std::vector<SettingResult>& results, const ReportIn
                         absl::FormatDuration(first.simulated), first.pods);
   absl::StrAppend(&html, "<h2>Cost against waiting</h2>\n",
                   "<p class='note'>Each point is one setting: lower is cheaper, further left "
-                  "means GPU pods wait less for a node. The dashed line is the lower bound: "
-                  "every pod's share of its node billed only while it runs.</p>\n",
+                  "means GPU pods wait less for a node. The dashed lines are the bounds: the share "
+                  "bound bills every pod its share of a node only while it runs; the packing "
+                  "bound bills the cheapest whole nodes that hold the pods running at each "
+                  "instant, none waiting.</p>\n",
                   CostAgainstWait(results), SettingsTable(results),
                   "<h2>Nodes and idle GPUs over time, per group</h2>\n", Legend(results),
                   Groups(results), "</body></html>\n");

@@ -24,6 +24,7 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"gpu_hours_idle", Round(f.gpu_hours_idle, 100)},
           {"idle_cost_usd", Round(f.idle_cost_usd, 100)},
           {"lower_bound_cost_usd", Round(f.lower_bound_cost_usd, 100)},
+          {"packing_bound_cost_usd", Round(f.packing_bound_cost_usd, 100)},
           {"pending_seconds", PercentilesJson(f.pending)},
           {"gpu_pending_seconds", PercentilesJson(f.gpu_pending)},
           {"scale_ups", f.scale_ups},

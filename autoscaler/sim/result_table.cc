@@ -39,6 +39,10 @@ double AboveBound(const Figures& f) {
   return f.lower_bound_cost_usd > 0 ? 100 * (f.cost_usd / f.lower_bound_cost_usd - 1) : 0;
 }
 
+double TimesPackingBound(const Figures& f) {
+  return f.packing_bound_cost_usd > 0 ? f.cost_usd / f.packing_bound_cost_usd : 0;
+}
+
 }  // namespace
 
 std::string FormatWait(double seconds) {
@@ -72,6 +76,10 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
       "Lower bound: $%.2f (each pod's share of the cheapest node that holds it, billed only "
       "while it runs, no waiting); this run costs %.0f%% more.\n",
       r.total.lower_bound_cost_usd, AboveBound(r.total));
+  out << absl::StrFormat(
+      "Packing bound: $%.2f (the cheapest whole nodes that hold the pods running at each "
+      "instant, none waiting); this run costs %.2fx that.\n",
+      r.total.packing_bound_cost_usd, TimesPackingBound(r.total));
   out << "Repeat scale-ups (increases for pods already promised nodes on their way): "
       << r.total.repeat_scale_ups << "\n";
   PrintNotes(r, out);
@@ -85,14 +93,15 @@ void PrintResults(const std::vector<SettingResult>& results, std::ostream& out) 
   size_t width = 8;
   for (const SettingResult& s : results) width = std::max(width, s.label.size());
   const int w = static_cast<int>(width);
-  out << absl::StrFormat("%-*s %10s %10s %10s %7s %7s %7s %7s %5s %5s %7s %9s\n", w, "SETTING",
+  out << absl::StrFormat("%-*s %10s %10s %10s %7s %7s %7s %7s %5s %5s %7s %9s %7s\n", w, "SETTING",
                          "COST USD", "IDLE USD", "IDLE GPU-H", "GPU p50", "GPU p95", "GPU p99",
-                         "MAX", "UPS", "DOWNS", "PREEMPT", "vs BOUND");
+                         "MAX", "UPS", "DOWNS", "PREEMPT", "vs BOUND", "x PACK");
   for (const SettingResult& s : results) {
     const Figures& f = s.result.total;
-    out << absl::StrFormat("%-*s %10.2f %10.2f %10.1f %s %5d %5d %7d %8.0f%%\n", w, s.label,
+    out << absl::StrFormat("%-*s %10.2f %10.2f %10.1f %s %5d %5d %7d %8.0f%% %6.2fx\n", w, s.label,
                            f.cost_usd, f.idle_cost_usd, f.gpu_hours_idle, Waits(f.gpu_pending),
-                           f.scale_ups, f.scale_downs, f.preemptions, AboveBound(f));
+                           f.scale_ups, f.scale_downs, f.preemptions, AboveBound(f),
+                           TimesPackingBound(f));
   }
   for (const SettingResult& s : results) {
     out << "\n== " << s.label << " ==\n";

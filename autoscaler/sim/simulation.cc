@@ -8,6 +8,7 @@
 #include "autoscaler/controller/controller.h"
 #include "autoscaler/controller/loop_schedule.h"
 #include "autoscaler/sim/lower_bound.h"
+#include "autoscaler/sim/packing_bound.h"
 #include "autoscaler/sim/sim_cluster.h"
 #include "base/status_macros.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
@@ -269,6 +270,7 @@ SimulationResult Run::Result() {
   SimulationResult r;
   const std::map<std::string, GroupBilling> billing = cloud_.Billing();
   const LowerBound bound = ComputeLowerBound(trace_, options_.groups);
+  const PackingBound packing = ComputePackingBound(trace_, options_.groups);
   const ClusterAccounts& accounts = cluster_.accounts();
   const auto figure = [](const std::map<std::string, std::vector<float>>& by,
                          const std::string& id) {
@@ -290,6 +292,8 @@ SimulationResult Run::Result() {
         gpus_per_node > 0 ? f.gpu_hours_idle * g.spec.price_per_hour / gpus_per_node : 0;
     auto lb = bound.cost_by_group.find(id);
     f.lower_bound_cost_usd = lb == bound.cost_by_group.end() ? 0 : lb->second;
+    auto pb = packing.cost_by_group.find(id);
+    f.packing_bound_cost_usd = pb == packing.cost_by_group.end() ? 0 : pb->second;
     f.scale_ups = scale_ups_[id];
     f.repeat_scale_ups = repeat_scale_ups_[id];
     f.scale_downs = scale_downs_[id];
@@ -310,6 +314,7 @@ SimulationResult Run::Result() {
     r.groups.push_back({id, f});
   }
   r.total.lower_bound_cost_usd = bound.cost_usd;
+  r.total.packing_bound_cost_usd = packing.cost_usd;
   r.total.pending = PercentilesOf(accounts.pending_seconds);
   r.total.gpu_pending = PercentilesOf(accounts.gpu_pending_seconds);
   r.samples = std::move(samples_);

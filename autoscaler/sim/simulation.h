@@ -56,9 +56,10 @@ struct Figures {
   double gpu_hours_used = 0;
   double gpu_hours_idle = 0;
   double idle_cost_usd = 0;
-  double lower_bound_cost_usd = 0;
-  int scale_ups = 0;        // nodes asked for
-  int repeat_scale_ups = 0;  // increases whose pods were all promised nodes on their way
+  double lower_bound_cost_usd = 0;    // the share bound: lower_bound.h
+  double packing_bound_cost_usd = 0;  // whole nodes: packing_bound.h
+  int scale_ups = 0;                  // nodes asked for
+  int repeat_scale_ups = 0;           // increases whose pods were all promised nodes on their way
   int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
   int preemptions = 0;      // reclaim notices the cloud gave
   Percentiles pending;      // pods bound to the group's nodes (all groups: every pod)

@@ -38,7 +38,7 @@ class Frame {
         y_.Add(y);
       }
     }
-    if (!chart.reference_label.empty()) y_.Add(chart.reference_y);
+    for (const Reference& r : chart.references) y_.Add(r.y);
     x_.Settle(!pad_x);
     y_.Settle(true);
     if (pad_x) {
@@ -83,13 +83,13 @@ class Frame {
                           (kLeft + kWidth - kRight) / 2, kHeight - 6, XmlEscape(chart.x_label),
                           (kTop + kHeight - kBottom) / 2, (kTop + kHeight - kBottom) / 2,
                           XmlEscape(chart.y_label));
-    if (!chart.reference_label.empty()) {
-      const double y = Y(chart.reference_y);
+    for (const Reference& r : chart.references) {
+      const double y = Y(r.y);
       absl::StrAppendFormat(&svg,
                             "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='reference'/>"
                             "<text x='%.1f' y='%.1f' class='tick' text-anchor='end'>%s</text>\n",
                             kLeft, kWidth - kRight, y, y, kWidth - kRight - 4, y - 4,
-                            XmlEscape(chart.reference_label));
+                            XmlEscape(r.label));
     }
     return svg;
   }

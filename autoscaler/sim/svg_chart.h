@@ -15,14 +15,17 @@ struct Series {
   std::vector<std::pair<double, double>> points;  // (x, y)
 };
 
+// A horizontal line across the chart (a bound), with its label.
+struct Reference {
+  double y = 0;
+  std::string label;
+};
+
 struct Chart {
   std::string x_label;
   std::string y_label;
   std::vector<Series> series;
-  // A horizontal reference line (the lower bound), with its label; none when the label is
-  // empty.
-  double reference_y = 0;
-  std::string reference_label;
+  std::vector<Reference> references;
 };
 
 // Lines through each series' points.

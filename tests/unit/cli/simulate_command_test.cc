@@ -71,9 +71,10 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
   INFO(r.err);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
-  for (const char* key : {"total_cost_usd", "gpu_hours_billed", "gpu_hours_used", "gpu_hours_idle",
-                          "idle_cost_usd", "pending_seconds", "scale_ups", "scale_downs",
-                          "preemptions", "lower_bound_cost_usd", "groups"}) {
+  for (const char* key :
+       {"total_cost_usd", "gpu_hours_billed", "gpu_hours_used", "gpu_hours_idle", "idle_cost_usd",
+        "pending_seconds", "scale_ups", "scale_downs", "preemptions", "lower_bound_cost_usd",
+        "packing_bound_cost_usd", "groups"}) {
     CHECK(j.contains(key));
   }
   for (const char* p : {"p50", "p95", "p99", "max"}) CHECK(j["pending_seconds"].contains(p));
@@ -83,6 +84,8 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
   CHECK(j["pods_finished"] == 3);
   CHECK(j["gpu_hours_used"].get<double>() == Approx(1.5));
   CHECK(j["lower_bound_cost_usd"].get<double>() <= j["total_cost_usd"].get<double>());
+  CHECK(j["packing_bound_cost_usd"].get<double>() <= j["total_cost_usd"].get<double>());
+  CHECK(j["groups"]["l4"]["packing_bound_cost_usd"] == j["packing_bound_cost_usd"]);
 }
 
 TEST_CASE("simulate --sweep runs each value and prints a list, each with its setting",
@@ -108,7 +111,8 @@ TEST_CASE("simulate prints a table, and a group's option can be swept", "[simula
   CHECK_THAT(r.out, Catch::Contains("SETTING") &&
                         Catch::Contains("group/l4/scaleDownUnneededTime=2m") &&
                         Catch::Contains("group/l4/scaleDownUnneededTime=20m") &&
-                        Catch::Contains("Lower bound"));
+                        Catch::Contains("Lower bound") && Catch::Contains("Packing bound") &&
+                        Catch::Contains("x PACK"));
 }
 
 TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]") {
@@ -123,7 +127,8 @@ TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]")
   CHECK_THAT(html, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("<svg") &&
                        Catch::Contains("scale-down-unneeded-time=0s") &&
                        Catch::Contains("scale-down-unneeded-time=10m") &&
-                       Catch::Contains("<h3>l4</h3>"));
+                       Catch::Contains("<h3>l4</h3>") && Catch::Contains("share bound $") &&
+                       Catch::Contains("packing bound $"));
   // Nothing is fetched: no scripts, no links, no images from anywhere.
   CHECK_THAT(html, !Catch::Contains("<script") && !Catch::Contains("src=") &&
                        !Catch::Contains("href=") && !Catch::Contains("@import"));

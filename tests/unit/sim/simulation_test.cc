@@ -81,6 +81,7 @@ SimulationResult Run(const Trace& trace, const SimulationOptions& options) {
   REQUIRE(r.ok());
   INFO("first warnings: " << (r->first_warnings.empty() ? "" : r->first_warnings.front()));
   CHECK(r->total.lower_bound_cost_usd <= r->total.cost_usd);
+  CHECK(r->total.packing_bound_cost_usd <= r->total.cost_usd);
   return *std::move(r);
 }
 

@@ -1,0 +1,65 @@
+#include "autoscaler/sim/group_shape.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/predicates.h"
+
+namespace gpua::sim {
+
+std::vector<GroupShape> GroupShapes(const std::vector<NodeGroupConfig>& groups) {
+  std::vector<GroupShape> out;
+  out.reserve(groups.size());
+  for (const NodeGroupConfig& c : groups) {
+    const NodeTemplate& t = c.spec.node_template;
+    GroupShape& g = out.emplace_back();
+    g.config = &c;
+    auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, c.spec.id);
+    if (gpus.ok()) g.gpus = *gpus;
+    g.props.labels = t.labels;
+    g.props.taints = t.taints;
+    if (g.gpus.has_value() && !g.gpus->mig_layouts().empty()) {
+      for (const NamedMigLayout& l : g.gpus->mig_layouts()) {
+        g.kinds.push_back({&l, AdvertisedAllocatable(t, g.gpus, l.name, true)});
+      }
+    } else {
+      g.kinds.push_back({nullptr, AdvertisedAllocatable(t, g.gpus, "", true)});
+    }
+  }
+  return out;
+}
+
+bool Holds(const GroupShape& g, const PodSpec& pod, const GpuPolicy& policy) {
+  if (!AdmitsStatically(pod, g.props, g.config->spec.id)) return false;
+  if (g.gpus.has_value() && CheckGpuFit(pod, *g.gpus, policy).has_value()) return false;
+  for (const NodeKind& k : g.kinds) {
+    if (pod.requests.FitsWithin(k.allocatable)) return true;
+  }
+  return false;
+}
+
+int64_t CopiesPerNode(const PodSpec& pod, const GroupShape& g) {
+  int64_t most = 0;
+  for (const NodeKind& kind : g.kinds) {
+    int64_t copies = std::numeric_limits<int64_t>::max();
+    for (const auto& [name, q] : pod.requests) {
+      const int64_t want = q.MilliValue();
+      if (want > 0) copies = std::min(copies, kind.allocatable.Get(name).MilliValue() / want);
+    }
+    if (copies != std::numeric_limits<int64_t>::max()) most = std::max(most, copies);
+  }
+  return most;
+}
+
+bool SomeGroupHoldsGang(const PodSpec& pod, int size, const std::vector<GroupShape>& groups,
+                        const GpuPolicy& policy) {
+  for (const GroupShape& g : groups) {
+    if (Holds(g, pod, policy) && CopiesPerNode(pod, g) * g.config->spec.max_size >= size) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace gpua::sim
