@@ -1,5 +1,6 @@
 #include "estimator/expander.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <regex>
@@ -80,6 +81,40 @@ class Price : public Expander {
       return o.new_nodes * o.group->price_per_hour /
              static_cast<double>(std::max<int64_t>(1, o.pod_count));
     });
+  }
+};
+
+// Drops every option another priced option beats outright: it holds at least the same pods
+// (as many, asking for at least as much of every resource) for strictly less an hour. What
+// is left is what a choice has to weigh; ties and unpriced groups all stay.
+class CheapestAmongEquals : public Expander {
+ public:
+  std::string name() const override { return "cheapest-equal"; }
+  std::vector<size_t> Best(const std::vector<ScaleUpOption>& options,
+                           const std::vector<size_t>& candidates) override {
+    std::vector<size_t> kept;
+    for (size_t j : candidates) {
+      const bool beaten = std::any_of(candidates.begin(), candidates.end(), [&](size_t i) {
+        return i != j && Beats(options[i], options[j]);
+      });
+      if (!beaten) kept.push_back(j);
+    }
+    return kept;
+  }
+
+ private:
+  static double Cost(const ScaleUpOption& o) { return o.new_nodes * o.group->price_per_hour; }
+  static bool HoldsAsMuch(const ScaleUpOption& a, const ScaleUpOption& b) {
+    if (a.pod_count < b.pod_count) return false;
+    for (const auto& [name, q] : b.pods_requests) {
+      if (a.pods_requests.Get(name) < q) return false;
+    }
+    return true;
+  }
+  static bool Beats(const ScaleUpOption& a, const ScaleUpOption& b) {
+    if (a.group->price_per_hour <= 0 || b.group->price_per_hour <= 0) return false;
+    const double tolerance = 1e-9 * std::max(1.0, Cost(b));
+    return Cost(a) < Cost(b) - tolerance && HoldsAsMuch(a, b);
   }
 };
 
@@ -198,6 +233,8 @@ absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view sp
     const absl::string_view name = absl::StripAsciiWhitespace(raw);
     if (name == "least-waste") {
       links.push_back(std::make_unique<LeastWaste>());
+    } else if (name == "cheapest-equal") {
+      links.push_back(std::make_unique<CheapestAmongEquals>());
     } else if (name == "price") {
       links.push_back(std::make_unique<Price>());
     } else if (name == "most-pods") {
@@ -213,7 +250,8 @@ absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view sp
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown expander \"", name,
-          "\" (expected least-waste, price, priority, most-pods, least-nodes, random)"));
+          "\" (expected cheapest-equal, least-waste, price, priority, most-pods, least-nodes, "
+          "random)"));
     }
   }
   return std::make_unique<Chain>(std::move(links));

@@ -42,8 +42,14 @@ struct ExpanderConfig {
   uint64_t random_seed = 0;
 };
 
-// Builds the chain named by a comma-separated list (least-waste, price, priority,
-// most-pods, least-nodes, random). Unknown names and bad regexes are errors naming them.
+// Builds the chain named by a comma-separated list (cheapest-equal, least-waste, price,
+// priority, most-pods, least-nodes, random). Unknown names and bad regexes are errors naming
+// them. cheapest-equal is ours: it drops an option when another priced one holds at least its
+// pods for strictly less an hour, and leaves the rest to the next in the chain.
+// What the controller and `estimate` use unless told: never a dearer group for the same pods
+// (when groups have prices), then the least waste, GPUs first.
+inline constexpr char kDefaultExpanderChain[] = "cheapest-equal,least-waste";
+
 absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view spec,
                                                             const ExpanderConfig& config);
 

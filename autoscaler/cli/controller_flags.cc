@@ -133,7 +133,8 @@ void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   ScaleUpOptions& up = c.controller.scale_up;
   ClusterStateOptions& state = c.controller.cluster_state;
   f.AddString("expander", &up.expander,
-              "expander chain: least-waste, price, priority, most-pods, least-nodes, random");
+              "expander chain: cheapest-equal, least-waste, price, priority, most-pods, "
+              "least-nodes, random");
   f.AddString("estimator", &r.estimator, "only binpacking (it knows GPU sharing)");
   f.AddInt("max-nodes-total", &r.max_nodes_total, "nodes the cluster may have; 0: no limit");
   f.AddString("cores-total", &r.cores_total, "<min>:<max> cores in the cluster");

@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "cloudproviders/node_group_file.h"
 #include "estimator/estimate.h"
+#include "estimator/expander.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/pod_groups.h"
 #include "kubeobjects/pods.h"
@@ -21,7 +22,7 @@ struct EstimateFlags {
   std::string pods_file;
   std::string node_groups_file;
   std::string output = "table";
-  std::string expander = "least-waste";
+  std::string expander = kDefaultExpanderChain;
   int64_t max_nodes_per_scaleup = 1000;
   int64_t max_nodes_total = 0;
   int64_t seed = 0;
@@ -151,7 +152,8 @@ int RunEstimateCommand(const CommandArgs& args, const CommandIo& io) {
   flags.AddString("node-groups", &f.node_groups_file, "the node-group file (YAML or JSON)");
   flags.AddString("output", &f.output, "table or json");
   flags.AddString("expander", &f.expander,
-                  "expander chain: least-waste, price, priority, most-pods, least-nodes, random");
+                  "expander chain: cheapest-equal, least-waste, price, priority, most-pods, "
+                  "least-nodes, random");
   flags.AddInt("max-nodes-per-scaleup", &f.max_nodes_per_scaleup,
                "new nodes one scale-up may add over all groups");
   flags.AddInt("max-nodes-total", &f.max_nodes_total, "nodes in all; 0 for no limit");

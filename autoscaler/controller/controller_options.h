@@ -12,6 +12,7 @@
 
 #include "absl/time/time.h"
 #include "cloudproviders/cloud_provider.h"
+#include "estimator/expander.h"
 
 namespace gpua {
 
@@ -45,7 +46,7 @@ struct BackoffOptions {
 };
 
 struct ScaleUpOptions {
-  std::string expander = "least-waste";  // --expander, a chain
+  std::string expander = kDefaultExpanderChain;  // --expander, a chain
   uint64_t random_seed = 0;
   int max_nodes_per_scaleup = 1000;                              // --max-nodes-per-scaleup
   absl::Duration new_pod_scale_up_delay = absl::ZeroDuration();  // --new-pod-scale-up-delay

@@ -164,6 +164,8 @@ void BM_SimulateWeek(benchmark::State& state) {
     state.counters["loops"] = static_cast<double>(r->loops);
     state.counters["node_hours"] = r->total.node_hours;
     state.counters["scale_ups"] = r->total.scale_ups;
+    state.counters["cost_usd"] = r->total.cost_usd;
+    state.counters["x_packing_bound"] = r->total.cost_usd / r->total.packing_bound_cost_usd;
   }
   // The program's one benchmark, run once: its peak is the run's.
   state.counters["peak_rss_MiB"] = bench::PeakRssMiB();

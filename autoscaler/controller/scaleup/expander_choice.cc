@@ -24,8 +24,8 @@ std::unique_ptr<Expander> ExpanderChoice::For(const ClusterView& view) {
   if (chain.ok()) return *std::move(chain);
   // A priority regex that does not compile: plan with the rest of the chain's judgement.
   log_.Error(absl::StrCat("--expander ", options_.expander, ": ", chain.status().message(),
-                          "; using least-waste this loop"));
-  return *MakeExpanderChain("least-waste", {});
+                          "; using ", kDefaultExpanderChain, " this loop"));
+  return *MakeExpanderChain(kDefaultExpanderChain, {});
 }
 
 }  // namespace gpua

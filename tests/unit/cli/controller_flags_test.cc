@@ -13,13 +13,16 @@ absl::StatusOr<ControllerConfig> Parse(const CommandArgs& args) {
   return ParseControllerFlags(args, &help, &usage);
 }
 
-TEST_CASE("with no flags, cluster-autoscaler's defaults, all but the delay after a scale-up",
-          "[cli][controller-flags]") {
+TEST_CASE(
+    "with no flags, cluster-autoscaler's defaults, all but the delay after a scale-up and "
+    "the expander",
+    "[cli][controller-flags]") {
   auto c = Parse({});
   REQUIRE(c.ok());
   const ControllerOptions& o = c->controller;
   CHECK(o.scan_interval == absl::Seconds(10));
-  CHECK(o.scale_up.expander == "least-waste");
+  // cluster-autoscaler's least-waste, after dropping groups that cost more for the same pods.
+  CHECK(o.scale_up.expander == "cheapest-equal,least-waste");
   CHECK(o.scale_up.max_nodes_per_scaleup == 1000);
   CHECK(o.scale_up.new_pod_scale_up_delay == absl::ZeroDuration());
   CHECK(o.cluster_state.ok_total_unready_count == 3);

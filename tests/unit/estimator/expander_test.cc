@@ -45,6 +45,41 @@ TEST_CASE("least-waste judges GPUs before cpu and memory", "[expander]") {
   CHECK(o.Choose("least-waste") == "full-gpu");
 }
 
+TEST_CASE("by default a dearer pool is never chosen when a cheaper one holds the same pods",
+          "[expander][cheapest-equal]") {
+  Options o;
+  // Four 1-GPU pods: two V100 pools hold them on one node each, equally full; the first
+  // listed is 27% dearer. least-waste alone ties and takes the first.
+  const ResourceList pods = Res({{"cpu", "8"}, {"nvidia.com/gpu", "4"}});
+  const ResourceList node = Res({{"cpu", "32"}, {"nvidia.com/gpu", "4"}});
+  o.Add("v100-dear", 12.24, 1, 4, pods, node);
+  o.Add("v100-cheap", 9.64, 1, 4, pods, node);
+  CHECK(o.Choose("least-waste") == "v100-dear");
+  CHECK(o.Choose(kDefaultExpanderChain) == "v100-cheap");
+}
+
+TEST_CASE("cheapest-equal keeps what it cannot compare: fewer pods, dearer per GPU, no price",
+          "[expander][cheapest-equal]") {
+  Options o;
+  const ResourceList four = Res({{"nvidia.com/gpu", "4"}});
+  // A cheaper 8-GPU node that holds the same pods is cheaper per GPU but dearer in all: kept,
+  // and least-waste then takes the 4-GPU node, which costs less.
+  o.Add("four-gpu", 4.0, 1, 4, four, four);
+  o.Add("eight-gpu", 6.0, 1, 4, four, Res({{"nvidia.com/gpu", "8"}}));
+  CHECK(o.Choose("cheapest-equal,least-nodes") == "four-gpu");  // the dearer one was dropped
+  Options fewer;
+  // The cheaper option holds only two of the pods: not the same pods, both stay.
+  fewer.Add("all", 10.0, 1, 4, four, four);
+  fewer.Add("half", 5.0, 1, 2, Res({{"nvidia.com/gpu", "2"}}), Res({{"nvidia.com/gpu", "2"}}));
+  CHECK(fewer.Choose("cheapest-equal,most-pods") == "all");
+  Options unpriced;
+  // A provider with no pricing: nothing is compared, the chain goes on as before.
+  unpriced.Add("a", 0, 2, 4, four, four);
+  unpriced.Add("b", 0, 1, 4, four, four);
+  CHECK(unpriced.Choose("cheapest-equal,least-nodes") == "b");
+  CHECK(unpriced.Choose("cheapest-equal") == "a");  // a tie: the first
+}
+
 TEST_CASE("price prefers the cheapest option per pod placed", "[expander]") {
   Options o;
   o.Add("cheap", 1.0, 2, 4, {}, {});

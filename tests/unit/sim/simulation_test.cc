@@ -118,6 +118,70 @@ TEST_CASE("idle timeout 0 leaves GPU-hours idle near zero and makes every job wa
   CHECK(lazy.total.gpu_hours_used == Approx(eager.total.gpu_hours_used).margin(0.01));
 }
 
+// Two V100 pools that hold the same pods equally well; the one listed first is 27% dearer.
+constexpr char kV100Pools[] = R"(
+nodeGroups:
+- id: v100-dear
+  maxSize: 20
+  pricePerHour: 12.24
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "4"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "32", memory: 240Gi, pods: "110", nvidia.com/gpu: "4"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 2m}
+    gpuReadyDelay: {p50: 1m, p95: 1m}
+- id: v100-cheap
+  maxSize: 20
+  pricePerHour: 9.64
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "4"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "32", memory: 240Gi, pods: "110", nvidia.com/gpu: "4"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 2m}
+    gpuReadyDelay: {p50: 1m, p95: 1m}
+)";
+
+TEST_CASE("by default no pod goes to a dearer pool when a cheaper one holds it as well",
+          "[sim][expander]") {
+  std::string text;
+  for (int i = 0; i < 12; ++i) {
+    absl::StrAppend(
+        &text, R"({"at": )", i * 600, R"(, "name": "v-)", i,
+        R"(", "count": 2, "runFor": "40m", "pod": {"spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "2", "cpu": "8"}}}]}}})",
+        "\n");
+  }
+  const Trace trace = Parse(text);
+  auto groups = ParseNodeGroupFile(kV100Pools, "groups.yaml");
+  REQUIRE(groups.ok());
+  SimulationOptions options;
+  options.groups = *groups;
+  options.controller.scale_down.enabled = true;
+  const SimulationResult cheapest = Run(trace, options);
+  options.controller.scale_up.expander = "least-waste";
+  const SimulationResult least_waste = Run(trace, options);
+  const auto cost_of = [](const SimulationResult& r, const std::string& id) {
+    for (const GroupFigures& g : r.groups) {
+      if (g.id == id) return g.figures.cost_usd;
+    }
+    return -1.0;
+  };
+  CHECK(cost_of(cheapest, "v100-dear") == 0);
+  CHECK(cost_of(cheapest, "v100-cheap") > 0);
+  CHECK(cheapest.pods_finished == 24);
+  // cluster-autoscaler's least-waste alone sees a tie and takes the first pool listed.
+  CHECK(cost_of(least_waste, "v100-dear") > 0);
+  CHECK(cheapest.total.cost_usd < least_waste.total.cost_usd);
+  CHECK(cheapest.total.gpu_pending.p95 <= least_waste.total.gpu_pending.p95 + 1);
+}
+
 TEST_CASE("a preempted spot node's pods wait only for the replacement node", "[sim]") {
   Pool spot;
   spot.capacity = "spot";
@@ -299,10 +363,10 @@ TEST_CASE(
     "[sim][scale-down]") {
   // Two 1-GPU pods: a quarter of the cheap node, under the 50% threshold.
   const std::string v100_any = ModelPod(1, {"Tesla-V100-SXM2-16GB", "Tesla-V100-SXM2-32GB"});
-  const Trace trace = Parse(absl::StrCat(
-      R"({"at": "0s", "name": "long", "count": 2, "runFor": "2d", "pod": )", v100_any, "}\n",
-      R"({"at": "1h", "name": "short", "runFor": "1h", "pod": )",
-      ModelPod(4, {"Tesla-V100-SXM2-32GB"}), "}\n"));
+  const Trace trace = Parse(
+      absl::StrCat(R"({"at": "0s", "name": "long", "count": 2, "runFor": "2d", "pod": )", v100_any,
+                   "}\n", R"({"at": "1h", "name": "short", "runFor": "1h", "pod": )",
+                   ModelPod(4, {"Tesla-V100-SXM2-32GB"}), "}\n"));
   const SimulationResult r = Run(trace, ModelOptions());
   const auto group = [&](const std::string& id) {
     for (const GroupFigures& g : r.groups) {

@@ -72,12 +72,12 @@ TEST_CASE("a priorities text that does not parse is said once and planned withou
   CHECK(said == 1);
 }
 
-TEST_CASE("a priority regex that does not compile falls back to least-waste for the loop",
+TEST_CASE("a priority regex that does not compile falls back to the default chain for the loop",
           "[controller][scale-up][expander]") {
   ChoiceFixture f("priority");
   std::unique_ptr<Expander> e = f.For("10:\n  - \"h100[\"\n");
-  CHECK(e->name() == "least-waste");
-  CHECK(f.log.Contains("using least-waste this loop"));
+  CHECK(e->name() == kDefaultExpanderChain);
+  CHECK(f.log.Contains("using cheapest-equal,least-waste this loop"));
 }
 
 }  // namespace
