@@ -118,25 +118,11 @@ TEST_CASE("idle timeout 0 leaves GPU-hours idle near zero and makes every job wa
   CHECK(lazy.total.gpu_hours_used == Approx(eager.total.gpu_hours_used).margin(0.01));
 }
 
-// Two V100 pools that hold the same pods equally well; the one listed first is 27% dearer.
-constexpr char kV100Pools[] = R"(
-nodeGroups:
-- id: v100-dear
+// A pool of 4xV100 nodes at a price.
+constexpr char kV100Pool[] = R"(
+- id: $ID
   maxSize: 20
-  pricePerHour: 12.24
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "4"}
-    spec:
-      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
-    status:
-      allocatable: {cpu: "32", memory: 240Gi, pods: "110", nvidia.com/gpu: "4"}
-  simulation:
-    provisioningDelay: {p50: 2m, p95: 2m}
-    gpuReadyDelay: {p50: 1m, p95: 1m}
-- id: v100-cheap
-  maxSize: 20
-  pricePerHour: 9.64
+  pricePerHour: $PRICE
   template:
     metadata:
       labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "4"}
@@ -159,7 +145,13 @@ TEST_CASE("by default no pod goes to a dearer pool when a cheaper one holds it a
         "\n");
   }
   const Trace trace = Parse(text);
-  auto groups = ParseNodeGroupFile(kV100Pools, "groups.yaml");
+  // Two pools that hold the same pods equally well; the one listed first is 27% dearer.
+  const auto pool = [](const std::string& id, const std::string& price) {
+    return absl::StrReplaceAll(kV100Pool, {{"$ID", id}, {"$PRICE", price}});
+  };
+  auto groups = ParseNodeGroupFile(
+      absl::StrCat("nodeGroups:", pool("v100-dear", "12.24"), pool("v100-cheap", "9.64")),
+      "groups.yaml");
   REQUIRE(groups.ok());
   SimulationOptions options;
   options.groups = *groups;
