@@ -85,7 +85,7 @@ struct GpuShares {
 
 // A node's (or template's) GPUs: immutable once read, and cheap to copy; what follows from
 // them (advertised resources, unit shares, resource names) is worked out once, when built,
-// and shared by the copies. Built by ReadGpuInventory, or from parts by tests and readers.
+// and shared by the copies. ReadGpuInventory builds them from a node or template.
 class GpuInventory {
  public:
   // Valid parts: the reader checks them (a MIG partitioning has a model and a layout).
