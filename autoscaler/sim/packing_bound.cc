@@ -131,8 +131,8 @@ class NodeCountSearch {
 
 }  // namespace
 
-PackingModel::PackingModel(const std::vector<NodeGroupConfig>& groups, const GpuPolicy& policy)
-    : shapes_(GroupShapes(groups)), policy_(policy) {
+PackingModel::PackingModel(std::vector<NodeGroupConfig> groups, const GpuPolicy& policy)
+    : configs_(std::move(groups)), shapes_(GroupShapes(configs_)), policy_(policy) {
   pod_slot_ = Resource("pods");
   physical_gpus_ = Resource("");  // no resource has an empty name
   for (const GroupShape& shape : shapes_) {

@@ -49,7 +49,10 @@ PackingBound ComputePackingBound(const Trace& trace, const std::vector<NodeGroup
 // nodes. Exposed so tests can hold it against an exhaustive search.
 class PackingModel {
  public:
-  PackingModel(const std::vector<NodeGroupConfig>& groups, const GpuPolicy& policy);
+  // Keeps its own copy of the groups: its shapes point into it.
+  PackingModel(std::vector<NodeGroupConfig> groups, const GpuPolicy& policy);
+  PackingModel(const PackingModel&) = delete;
+  PackingModel& operator=(const PackingModel&) = delete;
 
   // The class of pods like `pod`; nullopt when no group's nodes can hold it.
   std::optional<int> AddClass(const PodSpec& pod);
@@ -75,6 +78,7 @@ class PackingModel {
   void SolveComponent(const std::vector<int>& members, const std::vector<int>& classes,
                       const std::vector<int64_t>& count, Packing& out) const;
 
+  const std::vector<NodeGroupConfig> configs_;
   std::vector<GroupShape> shapes_;
   GpuPolicy policy_;
   std::vector<std::string> resources_;
