@@ -27,9 +27,11 @@ int64_t NodesFor(double demand, double capacity) {
 // One of Hall's conditions: the nodes of the groups in `mask` have at least `demand` of
 // `resource`.
 struct Condition {
-  uint32_t mask = 0;
+  uint32_t mask = 0;  // by the component's group index; unused when `every_group`
   size_t resource = 0;
   double demand = 0;
+  bool every_group = false;  // the whole component, however many groups it has
+  bool Has(size_t group) const { return every_group || (group < 32 && (mask >> group & 1)); }
 };
 
 // The cheapest whole node counts meeting every condition, by a search over counts in which a
@@ -49,7 +51,7 @@ class NodeCountSearch {
     std::vector<int64_t> most(m_, 0);
     for (const Condition& c : conditions_) {
       for (size_t g = 0; g < m_; ++g) {
-        if ((c.mask >> g & 1) && capacity_[g][c.resource] > 0) {
+        if (c.Has(g) && capacity_[g][c.resource] > 0) {
           most[g] = std::max(most[g], NodesFor(c.demand, capacity_[g][c.resource]));
         }
       }
@@ -81,7 +83,7 @@ class NodeCountSearch {
   double Have(const Condition& c, const std::vector<int64_t>& n, size_t upto) const {
     double have = 0;
     for (size_t g = 0; g < upto; ++g) {
-      if (c.mask >> g & 1) have += static_cast<double>(n[g]) * capacity_[g][c.resource];
+      if (c.Has(g)) have += static_cast<double>(n[g]) * capacity_[g][c.resource];
     }
     return have;
   }
@@ -92,7 +94,7 @@ class NodeCountSearch {
       for (const Condition& c : conditions_) {
         const double missing = c.demand - Have(c, n, g);
         if (missing <= c.demand * kSlack) continue;
-        if (!(c.mask >> g & 1) || capacity_[g][c.resource] <= 0) return;  // cannot be met
+        if (!c.Has(g) || capacity_[g][c.resource] <= 0) return;  // cannot be met
         last = std::max(last, NodesFor(missing, capacity_[g][c.resource]));
       }
       n[g] = last;
@@ -293,7 +295,7 @@ void PackingModel::SolveComponent(const std::vector<int>& members, const std::ve
     for (size_t r = 0; r < resources; ++r) {
       double d = 0;
       for (int k : classes) d += static_cast<double>(count[k]) * classes_[k].use[r];
-      if (d > 0) conditions.push_back({m < 32 ? (uint32_t{1} << m) - 1 : ~uint32_t{0}, r, d});
+      if (d > 0) conditions.push_back({0, r, d, true});
     }
   }
   double best = 0;
@@ -301,9 +303,9 @@ void PackingModel::SolveComponent(const std::vector<int>& members, const std::ve
   for (const Condition& c : conditions) {
     double least = std::numeric_limits<double>::infinity();
     int at = -1;
-    for (size_t i = 0; i < m && i < 32; ++i) {
-      if (!(c.mask >> i & 1) || capacity[i][c.resource] <= 0) continue;
-      const bool alone = (c.mask & (c.mask - 1)) == 0;
+    const bool alone = c.every_group ? m == 1 : (c.mask & (c.mask - 1)) == 0;
+    for (size_t i = 0; i < m; ++i) {
+      if (!c.Has(i) || capacity[i][c.resource] <= 0) continue;
       const double cost =
           alone ? price[i] * static_cast<double>(NodesFor(c.demand, capacity[i][c.resource]))
                 : price[i] * c.demand / capacity[i][c.resource];
