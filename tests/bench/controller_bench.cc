@@ -107,13 +107,7 @@ Cluster MakeCluster() {
   }
   for (int i = 0; i < 50; ++i) {  // the pods' controllers exist: their pods may move
     for (const std::string& name : {absl::StrCat("run-", i), absl::StrCat("job-", i)}) {
-      auto w = std::make_shared<WorkloadObject>();
-      w->kind = "ReplicaSet";
-      w->namespace_name = "ml";
-      w->name = name;
-      w->uid = name + "-uid";
-      w->replicas = 100;
-      c.source.view.AddWorkload(std::move(w));
+      c.source.AddReplicaSet("ml", name, 100);
     }
   }
   return c;

@@ -49,13 +49,7 @@ inline PodPtr RunningPod(FakeClusterSource& source, const std::string& name,
   p->phase = "Running";
   source.AddPod(p);
   if (!source.view.workloads.contains(WorkloadRef("ReplicaSet", "ml", owner))) {
-    auto rs = std::make_shared<WorkloadObject>();
-    rs->kind = "ReplicaSet";
-    rs->namespace_name = "ml";
-    rs->name = owner;
-    rs->uid = owner + "-uid";
-    rs->replicas = 1;
-    source.view.AddWorkload(std::move(rs));
+    source.AddReplicaSet("ml", owner, 1);
   }
   return p;
 }

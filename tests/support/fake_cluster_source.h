@@ -23,6 +23,16 @@ class FakeClusterSource : public ClusterSource {
   void AddNode(NodePtr node) { view.nodes.push_back(std::move(node)); }
   // Bound pods must be added in namespace/name order per node, as informers file them.
   void AddPod(PodPtr pod) { view.AddPod(std::move(pod)); }
+  // A ReplicaSet in `namespace_name` whose pods may move (uid: the name and "-uid").
+  void AddReplicaSet(const std::string& namespace_name, const std::string& name, int replicas) {
+    auto rs = std::make_shared<WorkloadObject>();
+    rs->kind = "ReplicaSet";
+    rs->namespace_name = namespace_name;
+    rs->name = name;
+    rs->uid = name + "-uid";
+    rs->replicas = replicas;
+    view.AddWorkload(std::move(rs));
+  }
   void RemoveNode(const std::string& name) {
     std::erase_if(view.nodes, [&](const NodePtr& n) { return n->node.name == name; });
     view.pods_by_node.erase(name);

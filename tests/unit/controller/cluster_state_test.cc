@@ -10,9 +10,8 @@ namespace {
 
 using testing::Group;
 using testing::H100Template;
+using testing::kNow;
 using testing::NodeOf;
-
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 struct Fixture {
   ProviderSnapshot provider;

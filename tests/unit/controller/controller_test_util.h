@@ -6,10 +6,14 @@
 #include <memory>
 #include <string>
 
+#include "absl/time/time.h"
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/provider_snapshot.h"
 
 namespace gpua::testing {
+
+// The instant the controller's unit tests take as now.
+inline const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 inline ResourceList Res(std::initializer_list<std::pair<std::string, std::string>> items) {
   ResourceList out;

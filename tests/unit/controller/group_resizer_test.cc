@@ -9,8 +9,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 TEST_CASE("the resizer grows and shrinks the groups the loop read, through their NodeGroups",
           "[controller][group-resizer]") {
   ControllerOptions options;

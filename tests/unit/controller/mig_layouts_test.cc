@@ -11,8 +11,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 NodeTemplate A100MigTemplate() {
   NodeTemplate t;
   t.name = "a100-mig";
@@ -34,8 +32,8 @@ TEST_CASE("the book reads back what it wrote, and names the annotation when it c
   CHECK(*back == book);
   CHECK(MigLayoutBook().ToJson() == "{}");
   const std::string what = "ConfigMap kube-system/cluster-autoscaler-status annotation a";
-  for (const std::string bad : {"not json", "[1]", R"({"g":"all-1g"})", R"({"g":[""]})",
-                                R"({"g":[3]})"}) {
+  for (const std::string bad :
+       {"not json", "[1]", R"({"g":"all-1g"})", R"({"g":[""]})", R"({"g":[3]})"}) {
     INFO(bad);
     auto read = MigLayoutBook::FromJson(bad, what);
     REQUIRE_FALSE(read.ok());
@@ -90,8 +88,9 @@ TEST_CASE("a new MIG node gets the next layout of its group's book, label first,
   MigLayoutAssigner assigner(f.writer, f.log);
   CHECK(assigner.Write(in.state, f.book) == 1);
   CHECK(f.writer.calls ==
-        std::vector<std::string>{"Label a100-mig-0 nvidia.com/mig.config=all-3g.20gb",
-                                 "Annotate a100-mig-0 gpu-autoscaler.io/mig-layout-assigned=all-3g.20gb"});
+        std::vector<std::string>{
+            "Label a100-mig-0 nvidia.com/mig.config=all-3g.20gb",
+            "Annotate a100-mig-0 gpu-autoscaler.io/mig-layout-assigned=all-3g.20gb"});
   CHECK(f.book.Of("a100-mig") == std::vector<std::string>{"all-1g.5gb"});
 }
 
@@ -135,8 +134,7 @@ TEST_CASE("a node that had its layout from us is never relabelled, after a resta
         std::vector<std::string>{"all-1g.5gb"});
 }
 
-TEST_CASE("layouts for instances that are gone are dropped from the book",
-          "[controller][mig]") {
+TEST_CASE("layouts for instances that are gone are dropped from the book", "[controller][mig]") {
   MigFixture f;
   REQUIRE(f.group.IncreaseSize(1).ok());
   f.book.Expect("a100-mig", {"all-1g.5gb", "all-3g.20gb", "all-3g.20gb"});  // 2 failed, deleted

@@ -13,7 +13,7 @@
 namespace gpua {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+using testing::kNow;
 
 TEST_CASE("back-off doubles on each failure up to its maximum and starts over after the reset",
           "[controller][backoff]") {

@@ -12,8 +12,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 TEST_CASE("an instance that failed for lack of capacity backs its group off and is deleted",
           "[controller][stale]") {
   ControllerOptions options;

@@ -9,8 +9,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 TEST_CASE("idle GPUs count billed GPUs not in use, per group, and a node not ready uses none",
           "[controller][metrics]") {
   ControllerOptions options;

@@ -4,14 +4,14 @@
 
 #include "absl/strings/match.h"
 #include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/planning/resource_limits.h"
+#include "autoscaler/controller/planning/running_node_cache.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
+using testing::kNow;
 
 TEST_CASE("each GPU type's limit counts that type's GPUs on running, upcoming and asked-for nodes",
           "[controller][scale-up]") {

@@ -12,10 +12,9 @@ namespace gpua {
 namespace {
 
 using testing::H100Template;
+using testing::kNow;
 using testing::NodeOf;
 using testing::Res;
-
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 PodPtr BoundPod(const std::string& name, const std::string& node, ResourceList requests,
                 const std::string& phase = "Running") {

@@ -13,8 +13,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct RemovalFixture {
   RemovalFixture() {
     FakeNodeGroup& g = cloud.AddGroup("h100", 0, 4, H100Template());

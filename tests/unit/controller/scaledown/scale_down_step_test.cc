@@ -11,8 +11,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct StepFixture {
   StepFixture() : group(cloud.AddGroup("a100", 0, 4, H100Template())) {
     AutoscalingOptions o;

@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_join.h"
-
 #include "autoscaler/controller/cluster_state.h"
 #include "tests/unit/controller/controller_test_util.h"
 
@@ -14,10 +13,9 @@ namespace {
 
 using testing::Group;
 using testing::H100Template;
+using testing::kNow;
 using testing::NodeOf;
 using testing::PendingPod;
-
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 std::string Text(const MemoryLogSink& log) { return absl::StrJoin(log.lines(), "\n"); }
 
@@ -118,7 +116,7 @@ TEST_CASE("pods placed on a node on its way are nominated to it, and share it",
   f.book.Miss(f.b->spec, "Insufficient nvidia.com/gpu", f.log);
   CHECK(f.book.SlotOf("uid-b") == nullptr);
   CHECK_THAT(Text(f.log), Catch::Contains("Pod ml/b no longer fits the node of group h100 it was "
-                                           "nominated to: Insufficient nvidia.com/gpu"));
+                                          "nominated to: Insufficient nvidia.com/gpu"));
 }
 
 TEST_CASE(

@@ -12,8 +12,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct ActuatorFixture {
   ActuatorFixture() { cloud.AddGroup("h100", 0, 4, H100Template()); }
   std::vector<ScaleUpOutcome> Execute(int delta, const std::map<std::string, int>& added = {}) {

@@ -11,8 +11,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct PlannerFixture {
   PlannerFixture() {
     options.scale_up.expander = "price";
@@ -24,8 +22,8 @@ struct PlannerFixture {
     inputs = BuildLoopInputs(source, cloud, options, backoff, kNow);
     std::unique_ptr<Expander> expander = *MakeExpanderChain(options.scale_up.expander, {});
     ScaleUpPlanner planner(options.scale_up, options.limits);
-    return planner.Plan(*inputs.view, inputs.state, pending, *expander, {}, {}, nominations,
-                        nodes, kept);
+    return planner.Plan(*inputs.view, inputs.state, pending, *expander, {}, {}, nominations, nodes,
+                        kept);
   }
   ControllerOptions options;
   FakeCloudProvider cloud;
@@ -74,8 +72,10 @@ TEST_CASE("with every pool at its max, the pod hears why from each: max reached"
   REQUIRE(d.without.size() == 1);
   const GroupReasons& why = *d.without[0].reasons;
   REQUIRE(why.size() == 2);
-  CHECK_THAT(why.at("h100"), Catch::Contains("node group h100 can add no more nodes (0 new node(s)"));
-  CHECK_THAT(why.at("a100"), Catch::Contains("node group a100 can add no more nodes (0 new node(s)"));
+  CHECK_THAT(why.at("h100"),
+             Catch::Contains("node group h100 can add no more nodes (0 new node(s)"));
+  CHECK_THAT(why.at("a100"),
+             Catch::Contains("node group a100 can add no more nodes (0 new node(s)"));
 }
 
 TEST_CASE("a backed-off pool is left out with its error, and its pods go elsewhere",
@@ -86,11 +86,10 @@ TEST_CASE("a backed-off pool is left out with its error, and its pods go elsewhe
   f.inputs = BuildLoopInputs(f.source, f.cloud, f.options, backoff, kNow);
   std::unique_ptr<Expander> expander = *MakeExpanderChain("price", {});
   ScaleUpPlanner planner(f.options.scale_up, f.options.limits);
-  const std::vector<PodPtr> pending = {
-      PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow),
-      PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow)};
-  const ScaleUpDecision d = planner.Plan(*f.inputs.view, f.inputs.state, pending, *expander, {},
-                                         {}, f.nominations, f.nodes, f.kept);
+  const std::vector<PodPtr> pending = {PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow),
+                                       PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow)};
+  const ScaleUpDecision d = planner.Plan(*f.inputs.view, f.inputs.state, pending, *expander, {}, {},
+                                         f.nominations, f.nodes, f.kept);
   REQUIRE(d.requests.size() == 1);
   CHECK(d.requests[0].group == "a100");
   REQUIRE(d.without.size() == 1);  // 16 GPUs fit no node of any pool

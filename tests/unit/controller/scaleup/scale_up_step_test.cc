@@ -12,8 +12,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct StepFixture {
   StepFixture() {
     options.scale_up.expander = "price";

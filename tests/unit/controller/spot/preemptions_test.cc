@@ -11,8 +11,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 struct SpotFixture {
   SpotFixture() : group(cloud.AddGroup("h100-spot", 0, 4, H100Template())) {
     for (int i = 0; i < 3; ++i) {
@@ -55,7 +53,7 @@ TEST_CASE("a node whose instance is gone is lost only once its kubelet stops rep
           "[controller][spot]") {
   SpotFixture f;
   f.group.instances.erase(f.group.instances.begin());  // spot-0's instance no longer listed
-  CHECK(f.Inputs().state.preemptions.empty());  // a listing can lag
+  CHECK(f.Inputs().state.preemptions.empty());         // a listing can lag
   auto unready = std::make_shared<NodeObject>(*f.nodes[0]);
   unready->ready = false;
   unready->created = kNow - absl::Hours(2);

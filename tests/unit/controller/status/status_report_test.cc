@@ -11,8 +11,6 @@
 namespace gpua::testing {
 namespace {
 
-const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
-
 TEST_CASE("the status ConfigMap carries the status, last-updated and the controller's intent",
           "[controller][status]") {
   ControllerOptions options;
