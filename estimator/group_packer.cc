@@ -1,5 +1,7 @@
 #include "estimator/group_packer.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <optional>
 
@@ -135,6 +137,22 @@ double GpuUse(const Fill& fill, const std::vector<ResourceVector>& requests,
   return use;
 }
 
+// How many kinds of GPU device a node of shape `v` still has free after `fill`. Between
+// layouts on which the pending pods use as much GPU, the one whose spare devices serve the
+// most kinds of later pod wins: a notebook asking for a 2g slice then fits the node a 1g
+// notebook opened, rather than opening a node of its own (each such node then lives as long
+// as its longest pod).
+int FreeGpuKinds(const Fill& fill, const std::vector<ResourceVector>& requests,
+                 const ResourceVector& capacity, const TemplateVariant& v) {
+  ResourceVector left = capacity;
+  for (const auto& [i, copies] : fill) SubtractFrom(left, requests[i], copies);
+  int kinds = 0;
+  for (size_t slot = 0; slot < v.gpu_share.size() && slot < left.size(); ++slot) {
+    if (v.gpu_share[slot] > 0 && left[slot] > 0) ++kinds;
+  }
+  return kinds;
+}
+
 }  // namespace
 
 GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vector<size_t>& order,
@@ -188,12 +206,16 @@ GroupPacking PackByPattern(const std::vector<PodClass>& classes, const std::vect
     }
     GroupPacking::Pattern pattern;
     double best_use = -1;
+    int best_kinds = -1;
     for (size_t v = 0; v < items.size(); ++v) {
       if (!Fits(requests[seed], capacity[v])) continue;
       Fill fill = FillNode(items[v], available, seed, limits.fill_search, &steps);
       const double use = GpuUse(fill, requests, t.variants[v]);
-      if (use > best_use) {
+      const bool same_use = std::abs(use - best_use) < 1e-9;
+      const int kinds = FreeGpuKinds(fill, requests, capacity[v], t.variants[v]);
+      if ((!same_use && use > best_use) || (same_use && kinds > best_kinds)) {
         best_use = use;
+        best_kinds = kinds;
         pattern.pods = std::move(fill);
         pattern.variant = v;
       }

@@ -323,6 +323,31 @@ TEST_CASE("a reconfigurable MIG pool gives each new node the layout its pods nee
   CHECK(plan.unschedulable.empty());
 }
 
+TEST_CASE("a lone MIG pod opens a node whose spare slices serve every profile, not only its own",
+          "[gpu][estimate][mig]") {
+  NodeGroupSpec pool = testing::Group("h100-mig", Res({{"cpu", "190"}, {"pods", "110"}}), 10, 40);
+  pool.node_template.labels = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                               {"nvidia.com/gpu.count", "8"},
+                               {"nvidia.com/mig.strategy", "mixed"}};
+  pool.node_template.annotations = {
+      {"gpu-autoscaler.io/mig-layouts", "all-1g.10gb,all-2g.20gb,all-3g.40gb,all-balanced"}};
+  // One 1g notebook uses as much GPU on any layout; on all-1g.10gb the next 2g or 3g notebook
+  // would need a node of its own.
+  ScaleUpPlan one = testing::Plan({Pod("nb", Res({{"nvidia.com/mig-1g.10gb", "1"}}), "nb")}, {pool});
+  REQUIRE(one.groups.size() == 1);
+  REQUIRE(one.groups[0].new_nodes() == 1);
+  CHECK(one.groups[0].nodes[0].mig_layout == "all-balanced");
+  // Fifty 1g jobs use more GPU on all-1g.10gb (56 slices a node against 16): that layout wins.
+  std::vector<PodSpec> batch;
+  for (int i = 0; i < 50; ++i) {
+    batch.push_back(Pod("b-" + std::to_string(i), Res({{"nvidia.com/mig-1g.10gb", "1"}}), "b"));
+  }
+  ScaleUpPlan many = testing::Plan(batch, {pool});
+  REQUIRE(many.groups.size() == 1);
+  REQUIRE(many.groups[0].new_nodes() == 1);
+  CHECK(many.groups[0].nodes[0].mig_layout == "all-1g.10gb");
+}
+
 TEST_CASE("a pool whose GPU labels contradict its allocatable plans nothing and says why",
           "[gpu][estimate]") {
   NodeGroupSpec bad = SharedL4Pool("l4-bad", 4);
