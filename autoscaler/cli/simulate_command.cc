@@ -42,6 +42,7 @@ struct SimulateFlags {
   std::string sweep;
   std::string report;
   std::string scoring = "least-allocated";
+  std::string gpu_sharing = "as-configured";
   int64_t seed = 1;
   absl::Duration until = absl::ZeroDuration();
   int64_t parallelism = 0;
@@ -63,6 +64,9 @@ void AddSimulateFlags(FlagSet& flags, SimulateFlags& f) {
   flags.AddString("scheduler-scoring", &f.scoring,
                   "how the simulated scheduler picks among nodes that fit: least-allocated "
                   "(kube-scheduler's default) or most-allocated");
+  flags.AddString("gpu-sharing", &f.gpu_sharing,
+                  "as-configured, or whole-gpus: no pool shares its GPUs and every share or MIG "
+                  "device a pod asks for is a whole GPU (sweep both to see what sharing saves)");
   flags.AddInt("seed", &f.seed, "seed of the simulated cloud's delays and preemptions");
   flags.AddDuration("until", &f.until,
                     "simulate this long (default: until the trace's last pod ends, plus 2h)");
@@ -111,6 +115,12 @@ absl::StatusOr<sim::SimulationOptions> OptionsOf(const Parsed& p,
   }
   o.seed = static_cast<uint64_t>(p.sim.seed);
   GPUA_ASSIGN_OR_RETURN(o.scoring, ParseScoring(p.sim.scoring));
+  if (p.sim.gpu_sharing != "as-configured" && p.sim.gpu_sharing != "whole-gpus") {
+    return absl::InvalidArgumentError(absl::StrCat("invalid value \"", p.sim.gpu_sharing,
+                                                   "\" for flag --gpu-sharing: expected "
+                                                   "as-configured or whole-gpus"));
+  }
+  o.whole_gpus = p.sim.gpu_sharing == "whole-gpus";
   if (p.sim.until < absl::ZeroDuration()) {
     return absl::InvalidArgumentError("invalid value for flag --until: expected 0 or more");
   }

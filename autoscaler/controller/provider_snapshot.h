@@ -23,7 +23,7 @@
 namespace gpua {
 
 // cluster-autoscaler's GPU label when a provider names none (GPULabel not implemented).
-inline constexpr char kDefaultGpuLabel[] = "nvidia.com/gpu.product";
+inline constexpr const char* kDefaultGpuLabel = kGpuProductLabel;
 
 struct ProviderGroup {
   std::shared_ptr<NodeGroup> group;

@@ -23,6 +23,7 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"gpu_hours_used", Round(f.gpu_hours_used, 100)},
           {"gpu_hours_idle", Round(f.gpu_hours_idle, 100)},
           {"idle_cost_usd", Round(f.idle_cost_usd, 100)},
+          {"share_spread_node_hours", Round(f.share_spread_node_hours, 100)},
           {"lower_bound_cost_usd", Round(f.lower_bound_cost_usd, 100)},
           {"packing_bound_cost_usd", Round(f.packing_bound_cost_usd, 100)},
           {"pending_seconds", PercentilesJson(f.pending)},

@@ -49,6 +49,10 @@ SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock)
     absl::StatusOr<std::optional<GpuInventory>> gpus =
         ReadGpuInventory(t.labels, t.annotations, t.allocatable, c.spec.id);
     groups_[c.spec.id] = {&c, gpus.ok() ? *gpus : std::nullopt};
+    const std::optional<GpuInventory>& g = groups_[c.spec.id].gpus;
+    if (g.has_value() && g->sharing() != GpuSharing::kExclusive) {
+      share_spread_.AddPool(c.spec.id, g->physical_count());
+    }
   }
 }
 
@@ -499,6 +503,9 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
     pod.gpus = PhysicalGpuUtilization(*node.group->gpus, layout, pod.object->spec.requests) *
                node.group->gpus->physical_count();
     gpus_in_use_[node.group->config->spec.id] += pod.gpus;
+    share_spread_.NodeUse(node.group->config->spec.id, node.gpus_used,
+                          node.gpus_used + pod.gpus, now);
+    node.gpus_used += pod.gpus;
   }
   const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));
   const std::string& group = node.group->config->spec.id;
@@ -530,6 +537,8 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
       const std::string& group = node.group->config->spec.id;
       gpus_in_use_[group] -= pod.gpus;
       accounts_.gpu_time_used[group] += pod.gpus * (clock_.Now() - pod.bound);
+      share_spread_.NodeUse(group, node.gpus_used, node.gpus_used - pod.gpus, clock_.Now());
+      node.gpus_used -= pod.gpus;
     }
   }
   // A Job with no pod left is gone (a lost pod's Job makes it again at once): the view

@@ -21,6 +21,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "autoscaler/controller/cluster_source.h"
 #include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/sim/share_spread.h"
 #include "autoscaler/sim/trace.h"
 #include "base/clock.h"
 #include "cloudproviders/node_group_file.h"
@@ -46,6 +47,7 @@ struct SimNode {
   ResourceVector allocatable;
   ResourceVector free;  // allocatable less the requests of the pods bound to it
   std::map<std::string, const SimPod*> pods;  // by key, into the cluster's pods
+  double gpus_used = 0;  // physical GPUs its pods use
   bool gpus_ready = false;
   bool noticed = false;
   int64_t synced = 0;  // the last SyncNodes round that found its machine
@@ -155,6 +157,10 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // Members of the gang (namespace/name) bound to nodes now.
   int BoundMembers(const std::string& gang) const;
   const ClusterAccounts& accounts() const { return accounts_; }
+  // Node time in a shared pool beyond the nodes its running shares would fill, packed.
+  absl::Duration ShareSpreadTime(const std::string& group) const {
+    return share_spread_.Kept(group, clock_.Now());
+  }
 
  private:
   enum class PodEnd { kFinished, kStopped };
@@ -218,6 +224,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::string, double> gpus_in_use_;
   std::map<std::string, int> gang_bound_;
   ClusterAccounts accounts_;
+  ShareSpreadTally share_spread_;
 
   // What changed since the view was last handed out: rebuilding it from every pod each loop
   // was a fifth of the loop.

@@ -10,6 +10,7 @@
 #include "autoscaler/sim/lower_bound.h"
 #include "autoscaler/sim/packing_bound.h"
 #include "autoscaler/sim/sim_cluster.h"
+#include "autoscaler/sim/whole_gpus.h"
 #include "base/status_macros.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
 
@@ -290,6 +291,7 @@ SimulationResult Run::Result() {
     f.gpu_hours_idle = std::max(0.0, f.gpu_hours_billed - f.gpu_hours_used);
     f.idle_cost_usd =
         gpus_per_node > 0 ? f.gpu_hours_idle * g.spec.price_per_hour / gpus_per_node : 0;
+    f.share_spread_node_hours = absl::ToDoubleHours(cluster_.ShareSpreadTime(id));
     auto lb = bound.cost_by_group.find(id);
     f.lower_bound_cost_usd = lb == bound.cost_by_group.end() ? 0 : lb->second;
     auto pb = packing.cost_by_group.find(id);
@@ -307,6 +309,7 @@ SimulationResult Run::Result() {
     t.gpu_hours_used += f.gpu_hours_used;
     t.gpu_hours_idle += f.gpu_hours_idle;
     t.idle_cost_usd += f.idle_cost_usd;
+    t.share_spread_node_hours += f.share_spread_node_hours;
     t.scale_ups += f.scale_ups;
     t.repeat_scale_ups += f.repeat_scale_ups;
     t.scale_downs += f.scale_downs;
@@ -335,6 +338,12 @@ SimulationResult Run::Result() {
 absl::StatusOr<SimulationResult> Simulate(const Trace& trace, const SimulationOptions& options) {
   if (options.groups.empty()) return absl::InvalidArgumentError("no node groups to simulate");
   GPUA_RETURN_IF_ERROR(CheckStockoutGroups(trace, options.groups));
+  if (options.whole_gpus) {
+    SimulationOptions whole = options;
+    whole.whole_gpus = false;
+    GPUA_ASSIGN_OR_RETURN(whole.groups, WithWholeGpus(options.groups));
+    return Simulate(WithWholeGpus(trace, options.groups), whole);
+  }
   auto run = std::make_unique<Run>(trace, options);
   return run->Go();
 }

@@ -40,6 +40,8 @@ struct SimulationOptions {
   // Times since the trace's start at which the controller process dies and a new one starts
   // with no memory of the old (what it kept in memory is lost; the cluster keeps the rest).
   std::vector<absl::Duration> restart_controller_at;
+  // Run the trace with no GPU shared (whole_gpus.h): what sharing saves is the difference.
+  bool whole_gpus = false;
 };
 
 struct Percentiles {
@@ -56,6 +58,9 @@ struct Figures {
   double gpu_hours_used = 0;
   double gpu_hours_idle = 0;
   double idle_cost_usd = 0;
+  // In a shared pool: node-hours of nodes running GPU shares beyond the fewest nodes those
+  // shares would fill (share_spread.h).
+  double share_spread_node_hours = 0;
   double lower_bound_cost_usd = 0;    // the share bound: lower_bound.h
   double packing_bound_cost_usd = 0;  // whole nodes: packing_bound.h
   int scale_ups = 0;                  // nodes asked for

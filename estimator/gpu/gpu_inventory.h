@@ -49,6 +49,8 @@ absl::string_view GpuSharingName(GpuSharing sharing);
 
 // The label the GPU operator's MIG manager reads for a node's layout.
 inline constexpr char kMigConfigLabel[] = "nvidia.com/mig.config";
+// GPU Feature Discovery's label for the GPU model.
+inline constexpr char kGpuProductLabel[] = "nvidia.com/gpu.product";
 
 // What each physical GPU is, and how many a node has.
 struct GpuHardware {

@@ -74,7 +74,7 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
   for (const char* key :
        {"total_cost_usd", "gpu_hours_billed", "gpu_hours_used", "gpu_hours_idle", "idle_cost_usd",
         "pending_seconds", "scale_ups", "scale_downs", "preemptions", "lower_bound_cost_usd",
-        "packing_bound_cost_usd", "groups"}) {
+        "packing_bound_cost_usd", "share_spread_node_hours", "groups"}) {
     CHECK(j.contains(key));
   }
   for (const char* p : {"p50", "p95", "p99", "max"}) CHECK(j["pending_seconds"].contains(p));
@@ -102,6 +102,21 @@ TEST_CASE("simulate --sweep runs each value and prints a list, each with its set
   // The node that stays for an hour between the jobs costs more, and b's pods wait less.
   CHECK(j[1]["total_cost_usd"].get<double>() > j[0]["total_cost_usd"].get<double>());
   CHECK(j[1]["scale_ups"].get<int>() < j[0]["scale_ups"].get<int>());
+}
+
+TEST_CASE("simulate --sweep gpu-sharing runs the week as configured and on whole GPUs",
+          "[simulate]") {
+  const Ran r = Simulate({"--until", "12h", "--output", "json", "--sweep",
+                          "gpu-sharing=as-configured,whole-gpus"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[1]["setting"] == "gpu-sharing=whole-gpus");
+  // On whole GPUs each MIG slice and share takes a GPU, and no pool has shares to spread.
+  CHECK(j[1]["gpu_hours_used"].get<double>() > j[0]["gpu_hours_used"].get<double>());
+  CHECK(j[1]["share_spread_node_hours"] == 0);
+  CHECK(j[1]["total_cost_usd"].get<double>() > j[0]["total_cost_usd"].get<double>());
 }
 
 TEST_CASE("simulate prints a table, and a group's option can be swept", "[simulate]") {
@@ -170,6 +185,9 @@ TEST_CASE("simulate's input and flag errors name the line, the flag or the optio
     CHECK(Simulate(With(Files(), {"--kubeconfig=x"})).code == 2);  // no cluster here
     CHECK_THAT(Simulate(With(Files(), {"--scheduler-scoring=random"})).err,
                Catch::Contains("--scheduler-scoring"));
+    const Ran sharing = Simulate(With(Files(), {"--gpu-sharing=none"}));
+    CHECK(sharing.code == 2);
+    CHECK_THAT(sharing.err, Catch::Contains("\"none\" for flag --gpu-sharing"));
   }
 }
 

@@ -2,6 +2,9 @@
 #include "autoscaler/sim/simulation.h"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <cmath>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -376,6 +379,143 @@ TEST_CASE(
   CHECK(group("v100-32gb").node_hours < 1.5);
   CHECK(r.pods_restarted == 0);  // nothing was moved
   CHECK(r.pods_finished == 3);
+}
+
+}  // namespace
+}  // namespace gpua::sim
+
+namespace gpua::sim {
+namespace {
+
+// The pools of a generated week with GPU sharing: time-sliced T4 shares, whole V100s, and
+// A100 MIG slices of any layout.
+constexpr char kSharingGroups[] = R"(
+nodeGroups:
+- id: t4-shared
+  maxSize: 60
+  pricePerHour: 3.912
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-T4}
+      annotations:
+        gpu-autoscaler.io/gpu-count: "4"
+        gpu-autoscaler.io/gpu-sharing: time-slicing
+        gpu-autoscaler.io/gpu-replicas: "4"
+        gpu-autoscaler.io/gpu-renamed: "true"
+    status:
+      allocatable: {cpu: "47", memory: 180Gi, pods: "110"}
+  simulation:
+    provisioningDelay: {p50: 90s, p95: 3m}
+    gpuReadyDelay: {p50: 2m, p95: 4m}
+- id: v100
+  maxSize: 40
+  pricePerHour: 24.48
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: Tesla-V100-SXM2-16GB, nvidia.com/gpu.count: "8"}
+    status:
+      allocatable: {cpu: "63", memory: 480Gi, pods: "110", nvidia.com/gpu: "8"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 5m}
+    gpuReadyDelay: {p50: 2m, p95: 4m}
+- id: a100-mig
+  maxSize: 12
+  pricePerHour: 32.77
+  template:
+    metadata:
+      labels:
+        nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB
+        nvidia.com/gpu.count: "8"
+        nvidia.com/mig.strategy: mixed
+      annotations:
+        gpu-autoscaler.io/mig-layouts: all-1g.5gb,all-2g.10gb,all-3g.20gb,all-balanced
+    status:
+      allocatable: {cpu: "94", memory: 1100Gi, pods: "110"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 5m}
+    gpuReadyDelay: {p50: 4m, p95: 8m}
+)";
+
+// Days of fractional and whole GPU work, as examples/pai-week generates it: arrivals peaking
+// in working hours, most pods a share of a T4 or a MIG slice, run times log-normal (median
+// 20 minutes) capped at a day.
+Trace GeneratedSharingWeek(uint64_t seed, int days) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  std::normal_distribution<double> normal(0, 1);
+  struct Shape {
+    int weight;
+    const char* name;
+    const char* requests;
+  };
+  const std::vector<Shape> mix = {
+      {30, "share25", R"("nvidia.com/gpu.shared": "1", "cpu": "4", "memory": "16Gi")"},
+      {15, "share50", R"("nvidia.com/gpu.shared": "2", "cpu": "6", "memory": "24Gi")"},
+      {20, "v100x1", R"("nvidia.com/gpu": "1", "cpu": "7", "memory": "48Gi")"},
+      {6, "v100x4", R"("nvidia.com/gpu": "4", "cpu": "28", "memory": "200Gi")"},
+      {8, "mig1g", R"("nvidia.com/mig-1g.5gb": "1", "cpu": "4", "memory": "32Gi")"},
+      {4, "mig2g", R"("nvidia.com/mig-2g.10gb": "1", "cpu": "8", "memory": "64Gi")"},
+      {3, "mig3g", R"("nvidia.com/mig-3g.20gb": "1", "cpu": "12", "memory": "96Gi")"}};
+  const int total_weight = 86;
+  const double peak_per_hour = 40;
+  std::string text;
+  double t = 0;
+  for (int n = 0;;) {
+    t += -std::log(1 - unit(rng)) * 3600 / peak_per_hour;
+    if (t >= days * 86400.0) break;
+    const double hour = std::fmod(t, 86400) / 3600;
+    const double busy = hour >= 7 && hour <= 21 ? std::sin((hour - 7) / 14 * M_PI) : 0;
+    if (unit(rng) > 0.35 + 0.65 * busy) continue;
+    double pick = unit(rng) * total_weight;
+    const Shape* shape = &mix.back();
+    for (const Shape& s : mix) {
+      if (pick < s.weight) {
+        shape = &s;
+        break;
+      }
+      pick -= s.weight;
+    }
+    const double run = std::clamp(1200 * std::exp(1.6 * normal(rng)), 60.0, 86400.0);
+    absl::StrAppend(&text, R"({"at": )", static_cast<int64_t>(t), R"(, "name": ")", shape->name,
+                    "-", n++, R"(", "runFor": ")", static_cast<int64_t>(run),
+                    R"(s", "pod": {"spec": {"tolerations": [{"operator": "Exists"}], )",
+                    R"("containers": [{"name": "m", "resources": {"requests": {)",
+                    shape->requests, "}}}]}}}\n");
+  }
+  return Parse(text);
+}
+
+SimulationOptions SharingOptions(bool whole_gpus) {
+  SimulationOptions o;
+  auto groups = ParseNodeGroupFile(kSharingGroups, "groups.yaml");
+  INFO((groups.ok() ? "" : std::string(groups.status().message())));
+  REQUIRE(groups.ok());
+  o.groups = *groups;
+  o.controller.scale_down.enabled = true;
+  o.whole_gpus = whole_gpus;
+  return o;
+}
+
+TEST_CASE("on generated weeks, GPU sharing costs no more than the same pods on whole GPUs",
+          "[sim][sharing]") {
+  for (uint64_t seed : {1, 2}) {
+    const Trace trace = GeneratedSharingWeek(seed, 3);
+    const SimulationResult shared = Run(trace, SharingOptions(false));
+    const SimulationResult whole = Run(trace, SharingOptions(true));
+    INFO("seed " << seed << ": shared $" << shared.total.cost_usd << ", whole GPUs $"
+                 << whole.total.cost_usd);
+    // Both run the same work: a pod that waited may still run when the run ends.
+    CHECK(shared.pods_arrived == whole.pods_arrived);
+    CHECK(shared.pods_finished >= 0.99 * static_cast<double>(shared.pods_arrived));
+    CHECK(whole.pods_finished >= 0.99 * static_cast<double>(whole.pods_arrived));
+    CHECK(shared.total.cost_usd <= whole.total.cost_usd);
+    // The twin runs each share on a whole T4 and each MIG slice on a whole A100.
+    CHECK(whole.total.gpu_hours_used > 1.2 * shared.total.gpu_hours_used);
+    for (const GroupFigures& g : whole.groups) {
+      if (g.id == "a100-mig") CHECK(g.figures.gpu_hours_used > 0);
+    }
+    CHECK(whole.total.share_spread_node_hours == 0);
+  }
 }
 
 }  // namespace
