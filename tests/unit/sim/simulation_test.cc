@@ -496,7 +496,9 @@ SimulationOptions SharingOptions(bool whole_gpus) {
   return o;
 }
 
-TEST_CASE("on generated weeks, GPU sharing costs no more than the same pods on whole GPUs",
+TEST_CASE(
+    "on generated weeks at the default idle timeout, GPU sharing costs no more than the same "
+    "pods on whole GPUs",
           "[sim][sharing]") {
   for (uint64_t seed : {1, 2}) {
     const Trace trace = GeneratedSharingWeek(seed, 3);
