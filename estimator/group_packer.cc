@@ -1,8 +1,7 @@
 #include "estimator/group_packer.h"
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"

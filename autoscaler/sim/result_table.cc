@@ -15,14 +15,15 @@ std::string Waits(const Percentiles& p) {
                          FormatWait(p.max));
 }
 
-constexpr char kGroupHeader[] = "%-18s %10s %8s %8s %8s %8s %10s %7s %5s %5s %7s  %7s %7s %7s %7s\n";
+constexpr char kGroupHeader[] =
+    "%-18s %10s %8s %8s %8s %8s %10s %7s %5s %5s %7s  %7s %7s %7s %7s\n";
 
 void PrintGroupLine(const std::string& name, const Figures& f, std::ostream& out) {
   out << absl::StrFormat("%-18s %10.2f %8.1f %8.1f %8.1f %8.1f %10.2f %7.1f %5d %5d %7d  %s\n",
                          name, f.cost_usd, f.node_hours, f.gpu_hours_billed, f.gpu_hours_used,
-                         f.gpu_hours_idle, f.idle_cost_usd, f.share_spread_node_hours,
-                         f.scale_ups, f.scale_downs,
-                         f.preemptions, Waits(f.gpu_pending.count > 0 ? f.gpu_pending : f.pending));
+                         f.gpu_hours_idle, f.idle_cost_usd, f.share_spread_node_hours, f.scale_ups,
+                         f.scale_downs, f.preemptions,
+                         Waits(f.gpu_pending.count > 0 ? f.gpu_pending : f.pending));
 }
 
 void PrintNotes(const SimulationResult& r, std::ostream& out) {
@@ -61,8 +62,8 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
       r.pods_arrived < r.pods ? absl::StrCat(" (of ", r.pods, " in the trace)") : "",
       r.pods_finished, r.pods_restarted, r.loops);
   out << absl::StrFormat(kGroupHeader, "GROUP", "COST USD", "NODE-H", "GPU-H", "USED", "IDLE",
-                         "IDLE USD", "SPREAD", "UPS", "DOWNS", "PREEMPT", "WAIT50", "WAIT95", "WAIT99",
-                         "MAX");
+                         "IDLE USD", "SPREAD", "UPS", "DOWNS", "PREEMPT", "WAIT50", "WAIT95",
+                         "WAIT99", "MAX");
   for (const GroupFigures& g : r.groups) PrintGroupLine(g.id, g.figures, out);
   PrintGroupLine("total", r.total, out);
   out << "(GPU-H: GPU-hours billed; SPREAD: node-hours of a shared pool's nodes running GPU "

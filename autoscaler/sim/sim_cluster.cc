@@ -503,8 +503,8 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
     pod.gpus = PhysicalGpuUtilization(*node.group->gpus, layout, pod.object->spec.requests) *
                node.group->gpus->physical_count();
     gpus_in_use_[node.group->config->spec.id] += pod.gpus;
-    share_spread_.NodeUse(node.group->config->spec.id, node.gpus_used,
-                          node.gpus_used + pod.gpus, now);
+    share_spread_.NodeUse(node.group->config->spec.id, node.gpus_used, node.gpus_used + pod.gpus,
+                          now);
     node.gpus_used += pod.gpus;
   }
   const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));

@@ -47,7 +47,7 @@ struct SimNode {
   ResourceVector allocatable;
   ResourceVector free;  // allocatable less the requests of the pods bound to it
   std::map<std::string, const SimPod*> pods;  // by key, into the cluster's pods
-  double gpus_used = 0;  // physical GPUs its pods use
+  double gpus_used = 0;                       // physical GPUs its pods use
   bool gpus_ready = false;
   bool noticed = false;
   int64_t synced = 0;  // the last SyncNodes round that found its machine

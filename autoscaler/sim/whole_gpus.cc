@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,9 +39,9 @@ bool SaysSharing(absl::string_view label) {
 }
 
 bool SaysSharingAnnotation(absl::string_view key) {
-  for (absl::string_view setting : {"gpu-sharing", "gpu-replicas", "gpu-renamed",
-                                    "gpu-fail-requests-greater-than-one", "mig-layouts",
-                                    "mig-strategy"}) {
+  for (absl::string_view setting :
+       {"gpu-sharing", "gpu-replicas", "gpu-renamed", "gpu-fail-requests-greater-than-one",
+        "mig-layouts", "mig-strategy"}) {
     if (key == absl::StrCat(kAnnotationPrefix, setting)) return true;
   }
   return false;

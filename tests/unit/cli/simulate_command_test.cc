@@ -106,8 +106,8 @@ TEST_CASE("simulate --sweep runs each value and prints a list, each with its set
 
 TEST_CASE("simulate --sweep gpu-sharing runs the week as configured and on whole GPUs",
           "[simulate]") {
-  const Ran r = Simulate({"--until", "12h", "--output", "json", "--sweep",
-                          "gpu-sharing=as-configured,whole-gpus"});
+  const Ran r = Simulate(
+      {"--until", "12h", "--output", "json", "--sweep", "gpu-sharing=as-configured,whole-gpus"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);

@@ -333,7 +333,8 @@ TEST_CASE("a lone MIG pod opens a node whose spare slices serve every profile, n
       {"gpu-autoscaler.io/mig-layouts", "all-1g.10gb,all-2g.20gb,all-3g.40gb,all-balanced"}};
   // One 1g notebook uses as much GPU on any layout; on all-1g.10gb the next 2g or 3g notebook
   // would need a node of its own.
-  ScaleUpPlan one = testing::Plan({Pod("nb", Res({{"nvidia.com/mig-1g.10gb", "1"}}), "nb")}, {pool});
+  ScaleUpPlan one =
+      testing::Plan({Pod("nb", Res({{"nvidia.com/mig-1g.10gb", "1"}}), "nb")}, {pool});
   REQUIRE(one.groups.size() == 1);
   REQUIRE(one.groups[0].new_nodes() == 1);
   CHECK(one.groups[0].nodes[0].mig_layout == "all-balanced");

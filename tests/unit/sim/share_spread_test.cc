@@ -20,9 +20,10 @@ TEST_CASE("shares spread over three 4-GPU nodes that one node would hold keep tw
   CHECK(tally.Kept("l4-shared", kT0 + absl::Hours(5)) == absl::Hours(2));
 }
 
-TEST_CASE("shares that need every node they run on keep none extra, and pools not added count "
-          "nothing",
-          "[sim][share-spread]") {
+TEST_CASE(
+    "shares that need every node they run on keep none extra, and pools not added count "
+    "nothing",
+    "[sim][share-spread]") {
   ShareSpreadTally tally;
   tally.AddPool("mig", 8);
   tally.NodeUse("mig", 0, 6, kT0);

@@ -1,8 +1,8 @@
 // The simulation end to end on small traces: the controller's behaviours show in the figures.
 #include "autoscaler/sim/simulation.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 
@@ -479,8 +479,8 @@ Trace GeneratedSharingWeek(uint64_t seed, int days) {
     absl::StrAppend(&text, R"({"at": )", static_cast<int64_t>(t), R"(, "name": ")", shape->name,
                     "-", n++, R"(", "runFor": ")", static_cast<int64_t>(run),
                     R"(s", "pod": {"spec": {"tolerations": [{"operator": "Exists"}], )",
-                    R"("containers": [{"name": "m", "resources": {"requests": {)",
-                    shape->requests, "}}}]}}}\n");
+                    R"("containers": [{"name": "m", "resources": {"requests": {)", shape->requests,
+                    "}}}]}}}\n");
   }
   return Parse(text);
 }
@@ -499,7 +499,7 @@ SimulationOptions SharingOptions(bool whole_gpus) {
 TEST_CASE(
     "on generated weeks at the default idle timeout, GPU sharing costs no more than the same "
     "pods on whole GPUs",
-          "[sim][sharing]") {
+    "[sim][sharing]") {
   for (uint64_t seed : {1, 2}) {
     const Trace trace = GeneratedSharingWeek(seed, 3);
     const SimulationResult shared = Run(trace, SharingOptions(false));
