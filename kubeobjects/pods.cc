@@ -283,6 +283,9 @@ void DecodeDrainFacts(const JsonReader& obj, PodObject& out) {
   const JsonReader meta = obj.Field("metadata");
   const absl::string_view created = meta.Field("creationTimestamp").StringView().value_or("");
   if (!ParseApiTime(created, &out.created)) out.created = absl::InfinitePast();
+  const absl::string_view started =
+      obj.Field("status").Field("startTime").StringView().value_or("");
+  if (!ParseApiTime(started, &out.started)) out.started = absl::InfinitePast();
   out.terminating = !meta.Field("deletionTimestamp").IsNull();
   const JsonReader grace = obj.Field("spec").Field("terminationGracePeriodSeconds");
   if (!grace.IsNull()) {

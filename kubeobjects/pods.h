@@ -32,6 +32,8 @@ struct PodObject {
   std::string resource_version;
   // What draining a node needs to know of its pods.
   absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
+  // status.startTime: when the kubelet took it on; what a restart loses is counted from here.
+  absl::Time started = absl::InfinitePast();
   bool terminating = false;                   // metadata.deletionTimestamp is set
   bool mirror = false;  // a static pod's mirror (kubernetes.io/config.mirror): not evictable
   // cluster-autoscaler.kubernetes.io/safe-to-evict: true, false, or not said.

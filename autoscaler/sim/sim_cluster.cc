@@ -487,6 +487,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   UpdatePod(pod, [&](PodObject& p) {
     p.spec.node_name = node_name;
     p.phase = "Running";
+    p.started = now;
     p.unschedulable = false;
     p.nominated_node.clear();
   });

@@ -210,11 +210,14 @@ TEST_CASE("a cached pod keeps what draining its node needs", "[decode]") {
     "annotations":{"cluster-autoscaler.kubernetes.io/safe-to-evict":"false",
                    "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes":"scratch"}},
     "spec":{"containers":[{"name":"c"}],"volumes":[{"name":"scratch","emptyDir":{}},
-      {"name":"data","persistentVolumeClaim":{"claimName":"d"}}]}})");
+      {"name":"data","persistentVolumeClaim":{"claimName":"d"}}]},
+    "status":{"startTime":"2026-11-30T10:02:30Z"}})");
   const PodObject o = DecodePodObject(pod);
   REQUIRE(o.spec.invalid.ok());
   CHECK(o.created ==
         absl::FromCivil(absl::CivilSecond(2026, 11, 30, 10, 0, 0), absl::UTCTimeZone()));
+  CHECK(o.started ==
+        absl::FromCivil(absl::CivilSecond(2026, 11, 30, 10, 2, 30), absl::UTCTimeZone()));
   CHECK(o.terminating);
   CHECK(o.safe_to_evict == std::optional<bool>(false));
   CHECK_FALSE(o.local_storage);  // its one emptyDir is named safe
@@ -228,6 +231,7 @@ TEST_CASE("a cached pod keeps what draining its node needs", "[decode]") {
   CHECK_FALSE(host.safe_to_evict.has_value());
   CHECK_FALSE(host.terminating);
   CHECK(host.created == absl::InfinitePast());
+  CHECK(host.started == absl::InfinitePast());  // not started yet: nothing to lose
   CHECK_FALSE(host.termination_grace.has_value());
 
   const PodObject memory = DecodePodObject(nlohmann::json::parse(R"({"metadata":{"name":"m",
