@@ -197,6 +197,10 @@ void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
       "how long evictions are retried, past the grace period, before a drain is given up");
   f.AddDuration("preemption-drain-time", &d.preemption_drain_time,
                 "ours: the grace a preempted (spot) node's pods get before it is deleted anyway");
+  f.AddDuration("consolidation-payback", &d.consolidation_payback,
+                "ours: a GPU node whose pods fit on the others goes, busy or not, when the "
+                "node-time its pods would lose is under this (0: cluster-autoscaler's rule, "
+                "the utilization threshold alone)");
   f.AddBool("skip-nodes-with-local-storage", &d.skip_nodes_with_local_storage,
             "keep nodes whose pods use emptyDir or hostPath volumes");
   f.AddBool("skip-nodes-with-system-pods", &d.skip_nodes_with_system_pods,
@@ -320,6 +324,10 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   GPUA_RETURN_IF_ERROR(in_range("max-nodes-total", static_cast<double>(r.max_nodes_total), 0, 1e6));
   if (o.scan_interval <= absl::ZeroDuration()) {
     return Bad("scan-interval", absl::FormatDuration(o.scan_interval), "a positive duration");
+  }
+  if (o.scale_down.consolidation_payback < absl::ZeroDuration()) {
+    return Bad("consolidation-payback", absl::FormatDuration(o.scale_down.consolidation_payback),
+               "a duration of 0 or more");
   }
   o.limits.max_nodes_total = static_cast<int>(r.max_nodes_total);
   o.scale_up.max_nodes_per_scaleup = static_cast<int>(r.max_nodes_per_scaleup);

@@ -84,6 +84,11 @@ struct ScaleDownOptions {
   // Ours: how long a preempted node's pods get before the node is deleted regardless (a
   // spot notice is two minutes on AWS, thirty seconds on GCP and Azure).
   absl::Duration preemption_drain_time = absl::Seconds(90);  // --preemption-drain-time
+  // Ours: a GPU node at or over its utilization threshold may still go when its pods fit on
+  // the nodes that stay and the node-time they lose (scaledown/disruption.h) is under this;
+  // a node under the threshold is drained only under the same rule. 0: neither, as in
+  // cluster-autoscaler.
+  absl::Duration consolidation_payback = absl::Minutes(30);  // --consolidation-payback
   bool skip_nodes_with_local_storage = true;                 // --skip-nodes-with-local-storage
   bool skip_nodes_with_system_pods = true;                   // --skip-nodes-with-system-pods
   bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods

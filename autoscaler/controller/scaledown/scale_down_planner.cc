@@ -9,15 +9,18 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autoscaler/controller/planning/drain_facts.h"
-#include "autoscaler/controller/scaledown/removal_budget.h"
 #include "autoscaler/controller/planning/planning_cluster.h"
 #include "autoscaler/controller/planning/resource_limits.h"
+#include "autoscaler/controller/scaledown/disruption.h"
+#include "autoscaler/controller/scaledown/removal_budget.h"
 #include "estimator/removal_simulator.h"
 
 namespace gpua {
 namespace {
 
 constexpr absl::string_view kNotUnderutilized = "NotUnderutilized";
+// Ours: moving its pods would lose more work than the node's price pays back.
+constexpr absl::string_view kDisruptionNotPaidBack = "DisruptionNotPaidBack";
 
 // The nodes pods may move to: ready, not being removed; and each state node's place there.
 struct SnapshotNodes {
@@ -55,6 +58,10 @@ struct Judging {
   RemovalSimulator simulator;
   std::vector<int> budgets;
   int drains_left = -1;  // drain simulations this loop may still run; -1: no bound
+  // Busy GPU nodes this loop may still try to consolidate; -1: no bound. Apart from the
+  // drains, so that busy nodes never take the turns of nodes under their threshold.
+  int consolidations_left = -1;
+  absl::Duration payback;  // --consolidation-payback; zero: no consolidation
   RunningNodeCache& cache;
   RemovalBudget removals;
   bool cooldown = false;  // no removal starts this loop
@@ -95,16 +102,38 @@ absl::Duration UnneededWait(const NodeStatus& s, const ClusterState& state) {
                                                 : o.scale_down_unneeded_time;
 }
 
+// Whether a busy node (at or over its threshold) is worth trying to consolidate this loop.
+bool MayConsolidate(const NodeJudgement& judged, const Judging& j) {
+  return j.payback > absl::ZeroDuration() && judged.utilization.gpu_node;
+}
+
+// What the moving pods lose, against the payback window; empty: the drain pays back.
+std::string UnpaidDisruption(const NodeStatus& s, const ProviderGroup& g,
+                             const std::vector<PodPtr>& moving, const Judging& j) {
+  if (j.payback <= absl::ZeroDuration() || moving.empty()) return "";
+  const GpuInventory* gpus = NodeGpus(s, g);
+  const DrainedNode node{&s.node->node.allocatable, gpus,
+                         gpus == nullptr ? nullptr : gpus->LayoutNamed(s.mig_layout)};
+  const absl::Duration lost = DisruptionNodeTime(moving, node, j.now);
+  if (lost < j.payback) return "";
+  return absl::StrCat("its pods would lose ",
+                      absl::FormatDuration(absl::Trunc(lost, absl::Seconds(1))),
+                      " of node time, not paid back by the ", absl::FormatDuration(j.payback),
+                      " of its price it saves");
+}
+
 NodeJudgement Judge(int i, Judging& j) {
   const NodeStatus& s = j.state.nodes[i];
   const ProviderGroup& g = *j.state.groups[s.group].provider;
   NodeJudgement out;
   out.node = i;
   const int at = j.snapshot_index[i];
+  // A busy node tried for consolidation stays NotUnderutilized, with why it could not go.
+  bool consolidating = false;
   const auto no = [&](absl::string_view reason, std::string detail) {
     if (at >= 0) j.simulator.Avoid(static_cast<size_t>(at), false);  // it stays
-    out.reason = reason;
-    out.detail = std::move(detail);
+    out.reason = consolidating ? kNotUnderutilized : reason;
+    (consolidating ? out.consolidation : out.detail) = std::move(detail);
     return std::move(out);
   };
   if (s.node->Marks().scale_down_disabled) {
@@ -124,7 +153,15 @@ NodeJudgement Judge(int i, Judging& j) {
                                  : g.options.scale_down_utilization_threshold;
     if (out.utilization.value() >= threshold) {
       out.threshold = threshold;
-      return no(kNotUnderutilized, "");
+      if (!MayConsolidate(out, j)) return no(kNotUnderutilized, "");
+      if (j.consolidations_left == 0) {
+        if (!s.node->Marks().deletion_candidate) return no(kNotUnderutilized, "");
+        out.deferred = true;  // as a deferred drain: it keeps its mark and its clock
+        j.removals.Take(i, false, false);
+        return out;
+      }
+      if (j.consolidations_left > 0) --j.consolidations_left;
+      consolidating = true;
     }
   }
   std::vector<const PodSpec*> moving;
@@ -134,6 +171,12 @@ NodeJudgement Judge(int i, Judging& j) {
     const PodVerdict v = JudgePodForDrain(facts, j.rules, j.budgets);
     if (v.fate == PodFate::kBlocks) return no(BlockReasonName(v.reason), v.message);
     if (v.fate != PodFate::kMoves) continue;
+    // Its gang would restart on nodes this simulation does not place: gangs move only whole,
+    // which consolidation does not attempt.
+    if (consolidating && p->spec.gang.has_value()) {
+      return no("GangMember", absl::StrCat("pod ", p->spec.Key(), " is a member of gang ",
+                                           p->spec.gang->name, ", which moves only whole"));
+    }
     out.to_evict.push_back(p);
     moving.push_back(&p->spec);
     budgets_of.push_back(facts.budgets);
@@ -146,11 +189,16 @@ NodeJudgement Judge(int i, Judging& j) {
         return no("NotEnoughPdb", "its pods need more disruptions than a budget allows");
     }
   }
+  // An unready node's pods are not doing their work anyway.
+  if (std::string unpaid = unready ? "" : UnpaidDisruption(s, g, out.to_evict, j);
+      !unpaid.empty()) {
+    return no(kDisruptionNotPaidBack, std::move(unpaid));
+  }
   // Whether it may go at all is settled before its pods are moved: a node that stays is room.
   if (std::optional<RemovalBudget::Refusal> refused = j.removals.Refuses(i)) {
     return no(refused->reason, std::move(refused->detail));
   }
-  if (!moving.empty()) {
+  if (!moving.empty() && !consolidating) {
     if (j.drains_left == 0) {
       out.deferred = true;
       // It keeps its mark meanwhile: it counts against what its group may lose.
@@ -173,6 +221,7 @@ NodeJudgement Judge(int i, Judging& j) {
   j.removals.Take(i, out.removed_now, empty);
   if (out.removed_now) j.budgets = std::move(left);
   out.unneeded = true;
+  out.consolidated = consolidating;
   return out;
 }
 
@@ -230,8 +279,9 @@ NodeRemoval RemovalOf(const NodeJudgement& j, const ClusterState& state) {
                         ? absl::StrCat(j.utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
                                        static_cast<int>(j.utilization.value() * 100), "%")
                         : "not ready";
-  r.why = absl::StrFormat("%s, %d pod(s) to move; saves $%.2f/h", use, j.to_evict.size(),
-                          g.price_per_hour);
+  r.why = absl::StrFormat("%s%s, %d pod(s) to move; saves $%.2f/h", use,
+                          j.consolidated ? " (consolidated: its pods fit on the others)" : "",
+                          j.to_evict.size(), g.price_per_hour);
   return r;
 }
 
@@ -239,9 +289,16 @@ NodeRemoval RemovalOf(const NodeJudgement& j, const ClusterState& state) {
 
 std::string NodeJudgement::Detail() const {
   if (reason != kNotUnderutilized) return detail;
-  return absl::StrCat(utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
-                      static_cast<int>(utilization.value() * 100), "% is not under ",
-                      static_cast<int>(threshold * 100), "%");
+  return absl::StrCat(
+      utilization.gpu_node ? "GPU" : "cpu/memory", " use ",
+      static_cast<int>(utilization.value() * 100), "% is not under ",
+      static_cast<int>(threshold * 100), "%",
+      consolidation.empty() ? "" : ", and it cannot be consolidated: ", consolidation);
+}
+
+const GpuInventory* NodeGpus(const NodeStatus& s, const ProviderGroup& g) {
+  const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = s.node->Gpus();
+  return own.ok() && *own != nullptr ? own->get() : g.gpus.get();
 }
 
 NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,
@@ -361,7 +418,11 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
             RemovalBudget(state, options_, limits_, DrainsUnderWay(view, state), nodes));
   j.cooldown = !plan.cooldown.empty();
   j.now = now;
-  if (options_.non_empty_candidates > 0) j.drains_left = options_.non_empty_candidates;
+  if (options_.non_empty_candidates > 0) {
+    j.drains_left = options_.non_empty_candidates;
+    j.consolidations_left = options_.non_empty_candidates;
+  }
+  j.payback = options_.consolidation_payback;
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);
   // When each node judged now last had its drain simulated, updated in place; the others go.
@@ -371,10 +432,11 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     const NodeCondition c = state.nodes[i].condition;
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
     const std::string& name = state.nodes[i].node->node.name;
-    const int drains_before = j.drains_left;
+    const int drains_before = j.drains_left + j.consolidations_left;
     NodeJudgement judged = Judge(i, j);
     judged_now[i] = true;
-    if (judged.deferred || j.drains_left == drains_before) {  // keeps when it was last judged
+    if (judged.deferred ||
+        j.drains_left + j.consolidations_left == drains_before) {  // keeps when it was last judged
       judged_remembered += judged_at.contains(name);
     } else {
       judged_at[name] = now;

@@ -10,7 +10,11 @@
 // runs (judging goes on in one, so the unneeded time keeps running, as in
 // cluster-autoscaler). A candidate takes its pods' new room and none of later nodes' pods,
 // in judging order: due nodes first, the dearest first; pods go to nodes that stay before
-// candidates, and never onto a dearer node so that a cheaper one can go. Pure: view, state,
+// candidates, and never onto a dearer node so that a cheaper one can go. Ours on top
+// (--consolidation-payback): a GPU node at or over its threshold is judged the same way and
+// goes when its pods fit on the nodes that stay (gangs never move so), and no ready node is
+// drained whose pods would lose more node-time than the payback window (disruption.h).
+// Pure: view, state,
 // what it kept (ScaleDownMemory) and now in, a plan out, and what it keeps back.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
@@ -52,6 +56,11 @@ struct NodeJudgement {
   // Its pods would move, but this loop's drain simulations were spent on other nodes
   // (--scale-down-non-empty-candidates-count): judged again in a later loop, its mark kept.
   bool deferred = false;
+  // At or over its threshold, it goes because its pods fit on the nodes that stay and lose
+  // less than --consolidation-payback (scaledown/disruption.h).
+  bool consolidated = false;
+  // A busy GPU node that was tried for consolidation and stays: why (Detail() adds it).
+  std::string consolidation;
 };
 
 struct NodeRemoval {
@@ -91,6 +100,9 @@ struct ScaleDownMemory {
   // Which nodes' labels and taints admit which pods.
   StaticAdmissions admissions;
 };
+
+// A node's GPUs: its own inventory, else its group template's; null for a node without GPUs.
+const GpuInventory* NodeGpus(const NodeStatus& node, const ProviderGroup& group);
 
 // How used a node of `group` is (its own GPU inventory, else its template's); kept in `cache`
 // while nothing on the node changes.

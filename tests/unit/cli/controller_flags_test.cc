@@ -57,6 +57,21 @@ TEST_CASE("the --dry-run flag is ours, off unless asked for", "[cli][controller-
   CHECK(c->notes.empty());
 }
 
+TEST_CASE("the consolidation payback is ours: 30m, 0 for cluster-autoscaler's rule, never negative",
+          "[cli][controller-flags]") {
+  auto c = Parse({});
+  REQUIRE(c.ok());
+  CHECK(c->controller.scale_down.consolidation_payback == absl::Minutes(30));
+  c = Parse({"--consolidation-payback=0s"});
+  REQUIRE(c.ok());
+  CHECK(c->controller.scale_down.consolidation_payback == absl::ZeroDuration());
+  c = Parse({"--consolidation-payback=-5m"});
+  REQUIRE_FALSE(c.ok());
+  CHECK_THAT(std::string(c.status().message()),
+             Catch::Contains("--consolidation-payback: expected a duration of 0 or more"));
+  CHECK_FALSE(Parse({"--consolidation-payback=soon"}).ok());
+}
+
 TEST_CASE("a cluster-autoscaler Deployment's arguments carry over", "[cli][controller-flags]") {
   auto c =
       Parse({"--cloud-provider=externalgrpc", "--cloud-config=/etc/cc.yaml",

@@ -476,9 +476,12 @@ Trace GeneratedSharingWeek(uint64_t seed, int days) {
       pick -= s.weight;
     }
     const double run = std::clamp(1200 * std::exp(1.6 * normal(rng)), 60.0, 86400.0);
+    // The GPU taint only: a pod that tolerates every taint lands back on the node being
+    // drained and is evicted again every grace period until the drain gives up.
     absl::StrAppend(&text, R"({"at": )", static_cast<int64_t>(t), R"(, "name": ")", shape->name,
                     "-", n++, R"(", "runFor": ")", static_cast<int64_t>(run),
-                    R"(s", "pod": {"spec": {"tolerations": [{"operator": "Exists"}], )",
+                    R"(s", "pod": {"spec": {"tolerations": [{"key": "nvidia.com/gpu", )",
+                    R"("operator": "Exists", "effect": "NoSchedule"}], )",
                     R"("containers": [{"name": "m", "resources": {"requests": {)", shape->requests,
                     "}}}]}}}\n");
   }

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/cluster_state.h"
 #include "tests/unit/controller/controller_test_util.h"
@@ -41,26 +43,34 @@ struct Fixture {
     view.nodes.push_back(n);
     return view.nodes.back();
   }
-  // A pod of a live ReplicaSet on `node`.
-  void AddPod(const std::string& node, ResourceList requests) {
+  // A pod of a live ReplicaSet (or of `kind`) on `node`, running since `started`.
+  PodObject& AddPod(const std::string& node, ResourceList requests,
+                    const std::string& kind = "ReplicaSet",
+                    absl::Time started = absl::InfinitePast()) {
     auto p = std::make_shared<PodObject>();
     p->spec.namespace_name = "ml";
     p->spec.name = absl::StrCat(node, "-pod-", view.pods.size());
     p->spec.node_name = node;
     p->spec.requests = std::move(requests);
     p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
-    p->spec.owner = OwnerReference{"ReplicaSet", "web", "web-uid", true};
+    const std::string owner = kind == "ReplicaSet" ? "web" : absl::AsciiStrToLower(kind);
+    p->spec.owner = OwnerReference{kind, owner, owner + "-uid", true};
     p->phase = "Running";
+    p->started = started;
+    PodObject& added = *p;
     view.AddPod(std::move(p));
-    if (view.workloads.empty()) {
-      auto rs = std::make_shared<WorkloadObject>();
-      rs->kind = "ReplicaSet";
-      rs->namespace_name = "ml";
-      rs->name = "web";
-      rs->uid = "web-uid";
-      view.AddWorkload(std::move(rs));
+    if (!owners.contains(kind)) {
+      owners.insert(kind);
+      auto w = std::make_shared<WorkloadObject>();
+      w->kind = kind;
+      w->namespace_name = "ml";
+      w->name = owner;
+      w->uid = owner + "-uid";
+      view.AddWorkload(std::move(w));
     }
+    return added;
   }
+  absl::flat_hash_set<std::string> owners;
   ScaleDownPlan Plan(int pods_for_existing_nodes = 0, absl::Time now = kNow) {
     ClusterStateBuilder builder(state_options);
     state = builder.Build(view, provider, backoff, now);
@@ -121,7 +131,77 @@ TEST_CASE("a node whose GPUs are half used or more stays", "[controller][scale-d
   ScaleDownPlan plan = f.Plan();
   REQUIRE(plan.judged.size() == 1);
   CHECK(plan.judged[0].reason == "NotUnderutilized");
+  CHECK_THAT(plan.judged[0].Detail(),
+             Catch::StartsWith("GPU use 50% is not under 50%, and it cannot be consolidated: "));
+
+  f.options.consolidation_payback = absl::ZeroDuration();  // cluster-autoscaler's rule alone
+  plan = f.Plan();
+  REQUIRE(plan.judged.size() == 1);
+  CHECK(plan.judged[0].reason == "NotUnderutilized");
   CHECK(plan.judged[0].Detail() == "GPU use 50% is not under 50%");
+}
+
+TEST_CASE("of two half-used GPU nodes whose pods fit on one, one is consolidated onto the other",
+          "[controller][scale-down]") {
+  Fixture f(2);
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "4"}}));
+  f.AddPod("h100-1", testing::Res({{"nvidia.com/gpu", "4"}}));
+  ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 2);
+  CHECK(plan.judged[0].unneeded);
+  CHECK(plan.judged[0].consolidated);
+  CHECK(plan.judged[0].to_evict.size() == 1);
+  CHECK(plan.mark == std::vector<int>{0});
+  // The other is the room h100-0's pods move to: it stays, and says why.
+  CHECK_FALSE(plan.judged[1].unneeded);
+  CHECK(plan.judged[1].reason == "NotUnderutilized");
+  CHECK_THAT(plan.judged[1].Detail(), Catch::Contains("cannot be consolidated"));
+
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
+  plan = f.Plan();
+  REQUIRE(plan.removals.size() == 1);
+  CHECK(plan.removals[0].node == 0);
+  CHECK(plan.removals[0].reason == "underutilized");  // cluster-autoscaler's metric label
+  CHECK_THAT(plan.removals[0].why, Catch::Contains("consolidated"));
+
+  f.options.consolidation_payback = absl::ZeroDuration();
+  plan = f.Plan();
+  CHECK(plan.removals.empty());
+  CHECK(plan.unmark == std::vector<int>{0});
+}
+
+TEST_CASE("a node goes only when the work its pods lose is paid back within the payback window",
+          "[controller][scale-down]") {
+  Fixture f(2);
+  // A quarter of h100-0 for three hours: 45m of its time lost, over the 30m payback.
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "2"}}), "Job", kNow - absl::Hours(3));
+  ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 2);
+  CHECK(plan.judged[0].reason == "DisruptionNotPaidBack");
+  CHECK_THAT(plan.judged[0].Detail(), Catch::Contains("45m"));
+  CHECK(plan.judged[1].unneeded);  // empty
+
+  // A served pod loses only a restart, and a Job's pod of an hour 15m: both go.
+  f.view.pods.clear();
+  f.view.pods_by_node.clear();
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "2"}}), "Job", kNow - absl::Hours(1));
+  f.AddPod("h100-1", testing::Res({{"nvidia.com/gpu", "2"}}), "ReplicaSet", kNow - absl::Hours(9));
+  plan = f.Plan();
+  int unneeded = 0;
+  for (const NodeJudgement& j : plan.judged) unneeded += j.unneeded;
+  CHECK(unneeded == 1);  // each node's pods fit on the other, not both ways at once
+}
+
+TEST_CASE("consolidation never moves a member of a gang, which moves only whole",
+          "[controller][scale-down]") {
+  Fixture f(2);
+  f.AddPod("h100-0", testing::Res({{"nvidia.com/gpu", "4"}})).spec.gang =
+      GangRef{"ml/train", 2, ""};
+  f.AddPod("h100-1", testing::Res({{"nvidia.com/gpu", "6"}}));
+  const ScaleDownPlan plan = f.Plan();
+  REQUIRE(plan.judged.size() == 2);
+  CHECK_FALSE(plan.judged[0].unneeded);
+  CHECK_THAT(plan.judged[0].Detail(), Catch::Contains("gang ml/train"));
 }
 
 TEST_CASE("pods with nowhere to go keep their node", "[controller][scale-down]") {
