@@ -122,6 +122,14 @@ std::string UnpaidDisruption(const NodeStatus& s, const ProviderGroup& g,
                       " of its price it saves");
 }
 
+// This loop's simulations were spent on other nodes: judged again in a later loop. A marked
+// node keeps its mark and its clock meanwhile, and counts against what its group may lose.
+NodeJudgement Deferred(int i, Judging& j, NodeJudgement out) {
+  out.deferred = true;
+  if (j.state.nodes[i].node->Marks().deletion_candidate) j.removals.Take(i, false, false);
+  return out;
+}
+
 NodeJudgement Judge(int i, Judging& j) {
   const NodeStatus& s = j.state.nodes[i];
   const ProviderGroup& g = *j.state.groups[s.group].provider;
@@ -156,9 +164,7 @@ NodeJudgement Judge(int i, Judging& j) {
       if (!MayConsolidate(out, j)) return no(kNotUnderutilized, "");
       if (j.consolidations_left == 0) {
         if (!s.node->Marks().deletion_candidate) return no(kNotUnderutilized, "");
-        out.deferred = true;  // as a deferred drain: it keeps its mark and its clock
-        j.removals.Take(i, false, false);
-        return out;
+        return Deferred(i, j, std::move(out));
       }
       if (j.consolidations_left > 0) --j.consolidations_left;
       consolidating = true;
@@ -199,12 +205,7 @@ NodeJudgement Judge(int i, Judging& j) {
     return no(refused->reason, std::move(refused->detail));
   }
   if (!moving.empty() && !consolidating) {
-    if (j.drains_left == 0) {
-      out.deferred = true;
-      // It keeps its mark meanwhile: it counts against what its group may lose.
-      if (s.node->Marks().deletion_candidate) j.removals.Take(i, false, false);
-      return out;
-    }
+    if (j.drains_left == 0) return Deferred(i, j, std::move(out));
     if (j.drains_left > 0) --j.drains_left;
   }
   out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
