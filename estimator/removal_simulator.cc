@@ -62,7 +62,7 @@ std::string RemovalSimulator::ClosestMiss(const PodSpec& pod, const ResourceVect
     if (n == leaving || excluded_[n] || !Fits(request, snapshot_.node(n).free)) continue;
     const bool admitted = admissions_.Admits(pod, admits, n);
     if (Dearer(n, leaving) && !WhyNotOn(pod, request, n, admitted).has_value()) {
-      return absl::StrFormat("node %s costs $%.2f/h, more than this node's $%.2f/h",
+      return absl::StrFormat("node %s costs $%.2f/h per unit, more than this node's $%.2f/h",
                              snapshot_.node(n).name, price_[n], price_[leaving]);
     }
     return absl::StrCat(WhyNotOn(pod, request, n, admitted).value_or(""), " on node ",

@@ -2,8 +2,9 @@
 // the node is removed. Removals the caller keeps are kept in the snapshot: the moved pods
 // stay where they were placed and the removed node takes no more, so two removals never
 // count on the same room; and a node that took pods moves them on again if it goes too.
-// Given node prices, pods never move onto a node dearer than the one they leave: that would
-// keep the dearer node alive so that a cheaper one can go.
+// Given node prices (per unit of capacity, so that nodes of different sizes compare), pods
+// never move onto a node dearer than the one they leave: that would keep the dearer node
+// alive so that a cheaper one can go.
 #ifndef GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 #define GPUA_ESTIMATOR_REMOVAL_SIMULATOR_H_
 
@@ -28,8 +29,9 @@ class RemovalSimulator {
   // A node pods go to only when no other holds them: a deletion candidate, which
   // kube-scheduler also avoids (its PreferNoSchedule taint), and which may go itself later.
   void Avoid(size_t node, bool avoid = true);
-  // Each snapshot node's price per hour (0 where unknown): pods may move only onto nodes that
-  // cost no more than the node they leave. Unset: every node is a destination.
+  // Each snapshot node's price per hour of a unit of its capacity (a GPU node's per GPU, say;
+  // 0 where unknown): pods may move only onto nodes that cost no more than the node they
+  // leave. Unset: every node is a destination.
   void SetNodePrices(std::vector<double> price_per_hour);
 
   // Moves `pods` (and whatever earlier removals placed there) off node `index` onto the

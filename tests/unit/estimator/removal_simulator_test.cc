@@ -132,7 +132,8 @@ TEST_CASE("pods never move onto a node dearer than the one they leave", "[remova
   CHECK(snapshot.node(1).free[ResourceCatalog::kCpu] == 4000);
   const PodSpec two = testing::Pod("two", testing::Res({{"cpu", "2"}}), "app");
   CHECK_FALSE(sim.TryRemove(0, {&two}, &why));
-  CHECK_THAT(why, Catch::Contains("node dear costs $9.00/h, more than this node's $2.00/h"));
+  CHECK_THAT(why,
+             Catch::Contains("node dear costs $9.00/h per unit, more than this node's $2.00/h"));
 }
 
 }  // namespace

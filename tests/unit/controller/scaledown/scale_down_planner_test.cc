@@ -486,6 +486,29 @@ TEST_CASE("of two nodes that could each take the other's pods, the dearer goes",
   CHECK(f.Names(plan.unmark) == std::vector<std::string>{"a-cheap"});
 }
 
+TEST_CASE(
+    "prices are compared per GPU: an 8-GPU node's pods never move onto a 4-GPU node that costs "
+    "less a node but more a GPU",
+    "[controller][scale-down]") {
+  PricedFixture f;
+  NodeTemplate four = H100Template();
+  four.labels["nvidia.com/gpu.count"] = "4";
+  four.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(4));
+  f.AddGroup("l4-spot-8", H100Template(), 4.50);  // $0.56 a GPU
+  f.AddGroup("l4-4", four, 4.25);                 // $1.06 a GPU
+  f.AddNodeTo("big", 0);
+  f.AddNodeTo("small", 1);
+  f.AddPod("big", testing::Res({{"nvidia.com/gpu", "1"}}));
+  f.AddPod("small", testing::Res({{"nvidia.com/gpu", "3"}}));
+  MarkedUnneeded(f.view.nodes[0], absl::Minutes(10));
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.removals.empty());
+  const NodeJudgement& big = f.JudgementOf(plan, "big");
+  CHECK(big.reason == "NoPlaceToMovePods");
+  CHECK_THAT(big.Detail(),
+             Catch::Contains("node small costs $1.06/h per unit, more than this node's $0.56/h"));
+}
+
 TEST_CASE("pods never move onto a dearer node so that a cheaper one can go",
           "[controller][scale-down]") {
   PricedFixture f;
@@ -499,7 +522,7 @@ TEST_CASE("pods never move onto a dearer node so that a cheaper one can go",
   const NodeJudgement& cheap = f.JudgementOf(plan, "cheap");
   CHECK(cheap.reason == "NoPlaceToMovePods");
   CHECK_THAT(cheap.Detail(),
-             Catch::Contains("node dear costs $31.22/h, more than this node's $24.48/h"));
+             Catch::Contains("node dear costs $3.90/h per unit, more than this node's $3.06/h"));
   // Once the job ends, the dear node is empty and goes; the cheap node stays.
   f.view = ClusterView{};
   f.view.nodes = {f.state.nodes[0].node, f.state.nodes[1].node};
