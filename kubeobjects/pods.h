@@ -49,6 +49,9 @@ struct PodObject {
   // as an error (naming the pod and the annotation) and the default delay applies.
   std::optional<absl::Duration> scale_up_delay;
   std::string scale_up_delay_error;
+  // Set on a placeholder of a CapacityBuffer (its namespace/name): a pod the controller made
+  // up to hold warm capacity, never in the cluster, so never written to, evicted or counted.
+  std::string capacity_buffer;
 };
 
 inline constexpr absl::string_view kPodScaleUpDelayAnnotation =
