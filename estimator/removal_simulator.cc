@@ -96,6 +96,7 @@ bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>
     const int home = FindHome(*pod, request, index, &closest);
     if (home < 0) {
       snapshot_.Revert();
+      last_unplaced_ = pod;
       *why_not = absl::StrCat("pod ", pod->Key(), " fits no other node",
                               closest.empty() ? "" : absl::StrCat(" (", closest, ")"));
       return false;
@@ -107,6 +108,17 @@ bool RemovalSimulator::TryRemove(size_t index, const std::vector<const PodSpec*>
   for (const auto& [home, pod] : placed) received_[home].push_back(pod);
   if (index < received_.size()) received_[index].clear();
   Exclude(index);
+  return true;
+}
+
+bool RemovalSimulator::Reserve(const PodSpec& pod) {
+  const ResourceVector request = snapshot_.PodRequest(pod);
+  const size_t none = snapshot_.size();  // no node is being left
+  int home = FirstHome(pod, request, none, false);
+  if (home < 0 && any_avoided_) home = FirstHome(pod, request, none, true);
+  if (home < 0) return false;
+  snapshot_.AddPods(static_cast<size_t>(home), &pod, request);
+  received_[static_cast<size_t>(home)].push_back(&pod);
   return true;
 }
 

@@ -39,6 +39,12 @@ class RemovalSimulator {
   // otherwise changes nothing and says in `why_not` which pod fits nowhere and why not on
   // the first other node with room for it.
   bool TryRemove(size_t index, const std::vector<const PodSpec*>& own_pods, std::string* why_not);
+  // Room that must stay free (a placeholder of warm capacity): `pod` goes to the first node
+  // that takes it, nodes not avoided first, and moves on with it like a pod moved there when
+  // that node goes. False: it fits nowhere, and nothing changed. The pod must outlive this.
+  bool Reserve(const PodSpec& pod);
+  // The pod TryRemove last found no home for.
+  const PodSpec* last_unplaced() const { return last_unplaced_; }
 
  private:
   // The first node that takes `pod` (one not avoided if any), or -1.
@@ -52,7 +58,7 @@ class RemovalSimulator {
   std::optional<std::string> WhyNotOn(const PodSpec& pod, const ResourceVector& request, size_t n,
                                       bool admitted) const;
   bool Dearer(size_t n, size_t than) const {
-    return !price_.empty() && price_[n] > price_[than];
+    return than < price_.size() && price_[n] > price_[than];
   }
 
   ClusterSnapshot& snapshot_;
@@ -62,6 +68,7 @@ class RemovalSimulator {
   bool any_avoided_ = false;
   std::vector<double> price_;  // by node; empty: prices play no part
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
+  const PodSpec* last_unplaced_ = nullptr;
   StaticAdmissions own_admissions_;                    // when the caller keeps none
   StaticAdmissions& admissions_;
 };

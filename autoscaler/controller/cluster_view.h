@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
+#include "kubeobjects/capacity_buffer.h"
 #include "kubeobjects/config_map.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
@@ -24,6 +25,8 @@ using PdbPtr = std::shared_ptr<const PdbObject>;
 using DaemonSetPtr = std::shared_ptr<const DaemonSetObject>;
 using WorkloadPtr = std::shared_ptr<const WorkloadObject>;
 using ConfigMapPtr = std::shared_ptr<const ConfigMapObject>;
+using CapacityBufferPtr = std::shared_ptr<const CapacityBufferObject>;
+using PodTemplatePtr = std::shared_ptr<const PodTemplateObject>;
 
 // How the view files a workload: "kind/namespace/name".
 std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
@@ -44,6 +47,10 @@ struct ClusterView {
   absl::flat_hash_map<std::string, WorkloadPtr> workloads;
   // The ConfigMaps the controller reads (the priority expander's), in its namespace.
   std::vector<ConfigMapPtr> config_maps;
+  // Warm capacity: the CapacityBuffers, and the PodTemplates they may name. Empty where the
+  // CapacityBuffer resource is not served or may not be read.
+  std::vector<CapacityBufferPtr> capacity_buffers;
+  std::vector<PodTemplatePtr> pod_templates;
 
   ConfigMapPtr FindConfigMap(absl::string_view namespace_name, absl::string_view name) const;
 

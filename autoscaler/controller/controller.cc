@@ -1,8 +1,11 @@
 #include "autoscaler/controller/controller.h"
 
+#include <algorithm>
 #include <memory>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "autoscaler/controller/events.h"
 #include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/metrics/idle_gpus.h"
 #include "autoscaler/controller/pending_pods.h"
@@ -22,6 +25,7 @@ Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWrite
                        Clock& clock, LogSink& log, AutoscalerMetrics* metrics,
                        ControllerOptions options)
     : source_(source),
+      writer_(writer),
       clock_(clock),
       log_(log),
       metrics_(metrics),
@@ -91,6 +95,9 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   for (const PodPtr& p : pending.eligible) {
     report.pending_gpu_pods += !GpuPart(p->spec.requests).empty();
   }
+  const BufferPods warm = WarmCapacity(view, now);
+  report.buffer_pods = static_cast<int>(warm.pods.size());
+  report.next_pod_eligible = std::min(report.next_pod_eligible, warm.next_change);
   Timed(report, "scaleDownNodeDeletion",
         [&] { scale_down_.ContinueRemovals(view, state, groups, now, report.removals); });
   scale_up_.ReportInvalidPods(pending.invalid, now);
@@ -98,8 +105,8 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   Timed(report, "scaleUp", [&] {
     const std::vector<PodPtr> homeless =
         state.healthy ? HomelessPods(view, state) : std::vector<PodPtr>{};
-    ScaleUpResult up = scale_up_.Run(view, state, groups, pending, homeless, state.healthy,
-                                     mig_book_, node_cache_, now);
+    ScaleUpResult up = scale_up_.Run(view, state, groups, pending, homeless, warm.pods,
+                                     state.healthy, mig_book_, node_cache_, now);
     report.fit_existing = up.fit_existing;
     report.without_scale_up = up.without_scale_up;
     report.scale_ups = std::move(up.outcomes);
@@ -107,7 +114,7 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   ScaleDownResult down;
   Timed(report, "scaleDown", [&] {
     down = scale_down_.Run(view, state, groups, report.fit_existing, report.nodes_added(),
-                           node_cache_, now, report.removals);
+                           warm.pods, node_cache_, now, report.removals);
   });
   report.scale_down = std::move(down.status);
   report.scale_down_cooldown = std::move(down.cooldown);
@@ -116,6 +123,25 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.next_removal_due = down.next_due;
   report.idle_gpus = IdleGpus(view, state, down.gpu_use, node_cache_);
   node_cache_.ForgetUnused();
+}
+
+BufferPods Controller::WarmCapacity(const ClusterView& view, absl::Time now) {
+  if (!options_.scale_up.capacity_buffers) return {};
+  BufferPods warm = buffers_.Resolve(view, now);
+  absl::flat_hash_set<std::string> with_problems;
+  for (const BufferPods::Problem& p : warm.problems) {
+    const std::string key = p.buffer->Key();
+    with_problems.insert(key);
+    if (!buffer_events_.ShouldSay(key, p.message, now)) continue;
+    log_.Warning(p.message);
+    (void)writer_.RecordEvent(
+        {{"CapacityBuffer", p.buffer->namespace_name, p.buffer->name, p.buffer->uid},
+         "Warning",
+         event_reason::kFailedToProvisionBuffer,
+         p.message});
+  }
+  buffer_events_.Keep(with_problems);
+  return warm;
 }
 
 void Controller::RecallMigLayouts(const ClusterView& view) {

@@ -23,6 +23,7 @@
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/mig_layouts.h"
 #include "autoscaler/controller/node_group_backoff.h"
+#include "autoscaler/controller/planning/buffer_pods.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/provider_snapshot.h"
 #include "autoscaler/controller/scaledown/scale_down_step.h"
@@ -58,6 +59,8 @@ class Controller {
   void Act(const ClusterView& view, LoopReport& report, absl::Time now);
   // After a restart: the MIG layouts of nodes on their way, from the status ConfigMap.
   void RecallMigLayouts(const ClusterView& view);
+  // The placeholders of warm capacity now; a buffer that holds none says why on itself.
+  BufferPods WarmCapacity(const ClusterView& view, absl::Time now);
   // What the status ConfigMap carries besides the status: the MIG layouts on their way.
   std::map<std::string, std::string> IntentAnnotations() const;
   // Runs `step` and notes how long it took under cluster-autoscaler's function name.
@@ -65,6 +68,7 @@ class Controller {
   void Timed(LoopReport& report, const char* function, Step step);
 
   ClusterSource& source_;
+  KubeWriter& writer_;
   Clock& clock_;
   LogSink& log_;
   AutoscalerMetrics* metrics_;
@@ -79,6 +83,8 @@ class Controller {
   StaleInstanceCleaner stale_cleaner_;
   MigLayoutAssigner mig_layouts_;
   ClusterHealthReporter health_;
+  CapacityBufferPods buffers_;
+  PodEventMemory buffer_events_;  // by buffer: one Warning per problem, now and then
   ScaleUpStep scale_up_;
   ScaleDownStep scale_down_;
   StatusReporter status_;

@@ -52,6 +52,9 @@ struct ScaleUpOptions {
   absl::Duration new_pod_scale_up_delay = absl::ZeroDuration();  // --new-pod-scale-up-delay
   // --expendable-pods-priority-cutoff: pods below it never trigger a scale-up.
   int32_t expendable_pods_priority_cutoff = -10;
+  // --capacity-buffer-pod-injection-enabled: CapacityBuffers hold warm capacity
+  // (planning/buffer_pods.h). Off, as in cluster-autoscaler: the objects are not even read.
+  bool capacity_buffers = false;
   // --startup-taint, --status-taint, --ignore-taint: taint keys that say nothing about where
   // pods will run once a node is up (the cluster-autoscaler prefixes are always ignored).
   std::vector<std::string> ignored_taints;

@@ -25,6 +25,8 @@ inline constexpr char kClusterUnhealthy[] = "ClusterUnhealthy";
 inline constexpr char kScaleDown[] = "ScaleDown";
 inline constexpr char kScaleDownFailed[] = "ScaleDownFailed";
 inline constexpr char kScaleDownEmpty[] = "ScaleDownEmpty";
+// Ours, on a CapacityBuffer that holds no warm capacity, saying why.
+inline constexpr char kFailedToProvisionBuffer[] = "FailedToProvisionBuffer";
 }  // namespace event_reason
 
 EventRecord PodEvent(const PodSpec& pod, std::string type, std::string reason, std::string message);

@@ -35,6 +35,7 @@ struct LoopReport {
   int pending_gpu_pods = 0;  // of those eligible, the ones asking for GPUs
   int eligible = 0;          // may trigger a scale-up now
   int fit_existing = 0;      // left to the scheduler: existing or upcoming nodes hold them
+  int buffer_pods = 0;       // placeholders of warm capacity (CapacityBuffers) planned
   int without_scale_up = 0;  // no group can help them
   std::vector<ScaleUpOutcome> scale_ups;
   StaleInstanceReport stale;
@@ -47,7 +48,8 @@ struct LoopReport {
   std::map<std::string, double> idle_gpus;
   // function (cluster-autoscaler's names: main, updateClusterState, scaleUp, ...) -> time
   std::map<std::string, absl::Duration> durations;
-  // When a pod now too young to trigger a scale-up comes of age.
+  // When a pod now too young to trigger a scale-up comes of age, or a CapacityBuffer's
+  // schedule changes its count.
   absl::Time next_pod_eligible = absl::InfiniteFuture();
   // When an unneeded node's unneeded time passes.
   absl::Time next_removal_due = absl::InfiniteFuture();

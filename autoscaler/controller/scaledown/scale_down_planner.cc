@@ -21,6 +21,8 @@ namespace {
 constexpr absl::string_view kNotUnderutilized = "NotUnderutilized";
 // Ours: moving its pods would lose more work than the node's price pays back.
 constexpr absl::string_view kDisruptionNotPaidBack = "DisruptionNotPaidBack";
+// Ours: the room it has is warm capacity a CapacityBuffer asks for, with nowhere else to go.
+constexpr absl::string_view kWarmCapacity = "WarmCapacity";
 
 // The nodes pods may move to: ready, not being removed; and each state node's place there.
 struct SnapshotNodes {
@@ -79,6 +81,8 @@ struct Judging {
   RemovalBudget removals;
   bool cooldown = false;  // no removal starts this loop
   absl::Time now;
+  // Placeholders of warm capacity the simulator holds room for.
+  absl::flat_hash_map<const PodSpec*, const PodObject*> placeholders;
 
   // `targets` holds the target nodes, `index` each state node's place among them.
   Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes targets,
@@ -230,6 +234,12 @@ NodeJudgement Judge(int i, Judging& j) {
   std::string why;
   if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why)) {
     out.removed_now = false;
+    auto warm = j.placeholders.find(j.simulator.last_unplaced());
+    if (warm != j.placeholders.end()) {
+      return no(kWarmCapacity,
+                absl::StrCat("it holds warm capacity of CapacityBuffer ",
+                             warm->second->capacity_buffer, " that no other node has room for"));
+    }
     return no("NoPlaceToMovePods", why);
   }
   j.removals.Take(i, out.removed_now, empty);
@@ -408,7 +418,8 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(
 }
 
 ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
-                                     int pods_for_existing_nodes, absl::Time now,
+                                     int pods_for_existing_nodes,
+                                     const std::vector<PodPtr>& placeholders, absl::Time now,
                                      RunningNodeCache& nodes, ScaleDownMemory& kept) const {
   ScaleDownPlan plan;
   plan.cooldown = Cooldown(state, kept.clock, pods_for_existing_nodes, now);
@@ -437,6 +448,11 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     j.consolidations_left = options_.non_empty_candidates;
   }
   j.payback = options_.consolidation_payback;
+  // Warm capacity takes its room first: no pod moves into it, and a node holding it goes only
+  // when the room moves on with it.
+  for (const PodPtr& p : placeholders) {
+    if (j.simulator.Reserve(p->spec)) j.placeholders[&p->spec] = p.get();
+  }
   std::vector<bool> unneeded(state.nodes.size(), false);
   std::vector<bool> deferred(state.nodes.size(), false);
   // When each node judged now last had its drain simulated, updated in place; the others go.

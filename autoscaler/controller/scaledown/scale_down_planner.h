@@ -13,7 +13,8 @@
 // candidates, and never onto a dearer node so that a cheaper one can go. Ours on top
 // (--consolidation-payback): a GPU node at or over its threshold is judged the same way and
 // goes when its pods fit on the nodes that stay (gangs never move so), and no ready node is
-// drained whose pods would lose more node-time than the payback window (disruption.h).
+// drained whose pods would lose more node-time than the payback window (disruption.h); and
+// the room of warm capacity (CapacityBuffer placeholders) is kept on the nodes that stay.
 // Pure: view, state,
 // what it kept (ScaleDownMemory) and now in, a plan out, and what it keeps back.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
@@ -116,11 +117,13 @@ class ScaleDownPlanner {
       : options_(options), limits_(limits) {}
 
   // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
-  // scheduler has yet to bind them); while there are any, no removal starts. `nodes`: what
-  // is read off the running nodes, kept across loops; `kept`: what this planner keeps.
+  // scheduler has yet to bind them); while there are any, no removal starts.
+  // `placeholders`: warm capacity (planning/buffer_pods.h) whose room the nodes that stay
+  // keep; a node whose warm room fits nowhere else stays, WarmCapacity. `nodes`: what is read
+  // off the running nodes, kept across loops; `kept`: what this planner keeps.
   ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
-                     int pods_for_existing_nodes, absl::Time now, RunningNodeCache& nodes,
-                     ScaleDownMemory& kept) const;
+                     int pods_for_existing_nodes, const std::vector<PodPtr>& placeholders,
+                     absl::Time now, RunningNodeCache& nodes, ScaleDownMemory& kept) const;
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,

@@ -16,7 +16,8 @@ void ScaleDownStep::ContinueRemovals(const ClusterView& view, const ClusterState
 
 ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& state,
                                    GroupResizer& groups, int pods_for_existing_nodes,
-                                   int nodes_added, RunningNodeCache& nodes, absl::Time now,
+                                   int nodes_added, const std::vector<PodPtr>& placeholders,
+                                   RunningNodeCache& nodes, absl::Time now,
                                    ScaleDownReport& report) {
   ScaleDownClock& clock = kept_.clock;
   if (nodes_added > 0) clock.last_scale_up = now;
@@ -26,7 +27,8 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
       clock.last_scale_up = std::max(clock.last_scale_up, s.node->created);
     }
   }
-  const ScaleDownPlan plan = planner_.Plan(view, state, pods_for_existing_nodes, now, nodes, kept_);
+  const ScaleDownPlan plan =
+      planner_.Plan(view, state, pods_for_existing_nodes, placeholders, now, nodes, kept_);
   ScaleDownResult result;
   result.status = plan.status;
   result.next_due = plan.next_due;

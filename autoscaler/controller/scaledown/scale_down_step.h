@@ -43,9 +43,11 @@ class ScaleDownStep {
   void ContinueRemovals(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
                         absl::Time now, ScaleDownReport& report);
   // Judges, marks and starts what is due. `pods_for_existing_nodes`: pending pods that nodes
-  // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for.
+  // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for;
+  // `placeholders`: warm capacity whose room stays.
   ScaleDownResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                      int pods_for_existing_nodes, int nodes_added, RunningNodeCache& nodes,
+                      int pods_for_existing_nodes, int nodes_added,
+                      const std::vector<PodPtr>& placeholders, RunningNodeCache& nodes,
                       absl::Time now, ScaleDownReport& report);
 
  private:

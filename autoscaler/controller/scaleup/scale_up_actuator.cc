@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "autoscaler/controller/events.h"
+#include "autoscaler/controller/planning/buffer_pods.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
@@ -67,6 +68,7 @@ void ScaleUpActuator::Report(const ScaleUpOutcome& o) {
   const std::string message = absl::StrFormat("pod triggered scale-up: [{%s %d->%d (max: %d)}]",
                                               r.group, o.from, to, o.max);
   for (const PodPtr& p : r.pods) {
+    if (IsPlaceholder(*p)) continue;  // warm capacity: no such pod to tell
     (void)writer_.RecordEvent(
         PodEvent(p->spec, "Normal", event_reason::kTriggeredScaleUp, message));
   }

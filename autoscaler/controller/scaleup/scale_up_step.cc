@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/controller/planning/buffer_pods.h"
 
 namespace gpua {
 namespace {
@@ -37,29 +38,37 @@ ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink&
 
 ScaleUpResult ScaleUpStep::Run(const ClusterView& view, const ClusterState& state,
                                GroupResizer& groups, const PendingPods& pending,
-                               const std::vector<PodPtr>& homeless, bool plan,
+                               const std::vector<PodPtr>& homeless,
+                               const std::vector<PodPtr>& placeholders, bool plan,
                                MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
                                absl::Time now) {
-  nominations_.Update(state, view.unschedulable, now, log_);
+  // Placeholders wait as long as their buffer holds them: their nominations stay too.
+  std::vector<PodPtr> waiting = view.unschedulable;
+  waiting.insert(waiting.end(), placeholders.begin(), placeholders.end());
+  nominations_.Update(state, waiting, now, log_);
   ScaleUpResult result;
   if (plan) {
-    result = Rounds(view, state, groups, PodsToPlan(pending, homeless), mig_layouts, nodes, now);
+    result = Rounds(view, state, groups, PodsToPlan(pending, homeless, placeholders), mig_layouts,
+                    nodes, now);
   }
   WriteNominations(view, state, now);
   absl::flat_hash_set<std::string> unschedulable;
-  for (const PodPtr& p : view.unschedulable) unschedulable.insert(p->spec.uid);
+  for (const PodPtr& p : waiting) unschedulable.insert(p->spec.uid);
   pod_events_.Keep(unschedulable);
   nomination_warnings_.Keep(unschedulable);
   return result;
 }
 
 std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PendingPods& pending,
-                                            const std::vector<PodPtr>& homeless) const {
+                                            const std::vector<PodPtr>& homeless,
+                                            const std::vector<PodPtr>& placeholders) const {
   std::vector<PodPtr> out = pending.eligible;
   for (const PodPtr& p : pending.nominated_pods) {
     if (nominations_.SlotOf(p->spec.uid) != nullptr) out.push_back(p);
   }
   out.insert(out.end(), homeless.begin(), homeless.end());
+  // Last: a pod that waits takes the room there is before warm capacity does.
+  out.insert(out.end(), placeholders.begin(), placeholders.end());
   return out;
 }
 
@@ -84,7 +93,12 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
   for (size_t round = 0; !remaining.empty() && round <= state.groups.size(); ++round) {
     ScaleUpDecision decision = planner_.Plan(view, state, remaining, *expander, added, excluded,
                                              nominations_, nodes, kept_);
-    if (round == 0) result.fit_existing = static_cast<int>(decision.fit_existing.size());
+    if (round == 0) {
+      // Warm capacity that fits is the point of it, not pods about to land.
+      result.fit_existing =
+          static_cast<int>(std::count_if(decision.fit_existing.begin(), decision.fit_existing.end(),
+                                         [](const PodPtr& p) { return !IsPlaceholder(*p); }));
+    }
     Nominate(decision, state, now);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
     std::vector<ScaleUpOutcome> outcomes =
@@ -111,7 +125,9 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
       result.outcomes.push_back(std::move(o));
     }
   }
-  result.without_scale_up = static_cast<int>(without.size());
+  result.without_scale_up = static_cast<int>(
+      std::count_if(without.begin(), without.end(),
+                    [](const PodWithoutScaleUp& p) { return !IsPlaceholder(*p.pod); }));
   SayWithoutScaleUp(without, now);
   return result;
 }
@@ -161,6 +177,14 @@ void ScaleUpStep::WriteNominations(const ClusterView& view, const ClusterState& 
 void ScaleUpStep::SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now) {
   for (const PodWithoutScaleUp& p : pods) {
     const std::string message = WithoutMessage(*p.reasons);
+    if (IsPlaceholder(*p.pod)) {  // no such pod to tell: the log says it, now and then
+      if (pod_events_.ShouldSay(p.pod->spec.uid, message, now)) {
+        log_.Info(
+            absl::StrCat("Warm capacity of CapacityBuffer ", p.pod->capacity_buffer, ": ", message),
+            1);
+      }
+      continue;
+    }
     if (!pod_events_.ShouldSay(p.pod->spec.uid, message, now)) continue;
     log_.Info(absl::StrCat("Pod ", p.pod->spec.Key(), ": ", message), 1);
     (void)writer_.RecordEvent(

@@ -27,7 +27,7 @@
 namespace gpua {
 
 struct ScaleUpResult {
-  int fit_existing = 0;      // of the first round: left to the scheduler
+  int fit_existing = 0;      // of the first round: left to the scheduler (placeholders not counted)
   int without_scale_up = 0;  // no group can help them
   std::vector<ScaleUpOutcome> outcomes;
 };
@@ -40,18 +40,21 @@ class ScaleUpStep {
   // Says, once per pod and message, which unschedulable pods cannot be read.
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
   // One loop. `plan`: whether the cluster is healthy enough to scale. `homeless`: pods of
-  // preempted nodes that need a new home before theirs goes. The new nodes' MIG layouts go
+  // preempted nodes that need a new home before theirs goes. `placeholders`: warm capacity
+  // (planning/buffer_pods.h), planned after every pod that waits. The new nodes' MIG layouts go
   // into `mig_layouts`.
   // Nodes are asked for through `groups`.
   ScaleUpResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                    const PendingPods& pending, const std::vector<PodPtr>& homeless, bool plan,
-                    MigLayoutBook& mig_layouts, RunningNodeCache& nodes, absl::Time now);
+                    const PendingPods& pending, const std::vector<PodPtr>& homeless,
+                    const std::vector<PodPtr>& placeholders, bool plan, MigLayoutBook& mig_layouts,
+                    RunningNodeCache& nodes, absl::Time now);
 
  private:
   // The pods that may trigger a scale-up, those nominated to a node by this controller
-  // (placed on it first, planned again if it no longer holds them), then `homeless`.
-  std::vector<PodPtr> PodsToPlan(const PendingPods& pending,
-                                 const std::vector<PodPtr>& homeless) const;
+  // (placed on it first, planned again if it no longer holds them), then `homeless`, then
+  // `placeholders`.
+  std::vector<PodPtr> PodsToPlan(const PendingPods& pending, const std::vector<PodPtr>& homeless,
+                                 const std::vector<PodPtr>& placeholders) const;
   ScaleUpResult Rounds(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
                        const std::vector<PodPtr>& pods, MigLayoutBook& mig_layouts,
                        RunningNodeCache& nodes, absl::Time now);

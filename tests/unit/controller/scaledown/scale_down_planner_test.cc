@@ -77,8 +77,21 @@ struct Fixture {
     ScaleDownPlanner planner(options, limits);
     RunningNodeCache rooms;
     ScaleDownMemory kept;
-    return planner.Plan(view, state, pods_for_existing_nodes, now, rooms, kept);
+    return planner.Plan(view, state, pods_for_existing_nodes, placeholders, now, rooms, kept);
   }
+  // Warm capacity of a CapacityBuffer: `n` placeholders asking for `requests` each.
+  void Warm(int n, const ResourceList& requests) {
+    for (int i = 0; i < n; ++i) {
+      auto p = std::make_shared<PodObject>();
+      p->spec.namespace_name = "ml";
+      p->spec.name = absl::StrCat("warm-buffer-", i);
+      p->spec.requests = requests;
+      p->spec.tolerations = {{"", Toleration::Op::kExists, "", std::nullopt}};
+      p->capacity_buffer = "ml/warm";
+      placeholders.push_back(std::move(p));
+    }
+  }
+  std::vector<PodPtr> placeholders;
   ClusterState state;
 };
 
@@ -324,7 +337,7 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
     const ScaleDownPlan plan =
-        planner.Plan(f.view, f.state, 0, kNow + absl::Seconds(10 * loop), rooms, kept);
+        planner.Plan(f.view, f.state, 0, {}, kNow + absl::Seconds(10 * loop), rooms, kept);
     REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
     order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
     CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark
@@ -350,7 +363,7 @@ TEST_CASE("a node that goes and comes back under its name has no turn remembered
     now += absl::Seconds(10);
     ClusterStateBuilder builder(f.state_options);
     f.state = builder.Build(f.view, f.provider, f.backoff, now);
-    const ScaleDownPlan plan = planner.Plan(f.view, f.state, 0, now, rooms, kept);
+    const ScaleDownPlan plan = planner.Plan(f.view, f.state, 0, {}, now, rooms, kept);
     REQUIRE(plan.judged.size() == 1);
     return f.state.nodes[plan.judged[0].node].node->node.name;
   };
@@ -582,6 +595,63 @@ TEST_CASE(
   CHECK(f.JudgementOf(plan, "e").reason == "NodeGroupMinSizeReached");
   CHECK(plan.mark.empty());
   CHECK(plan.unmark.empty());
+}
+
+}  // namespace
+}  // namespace gpua
+
+namespace gpua {
+namespace {
+
+const NodeJudgement* JudgementOf(const ScaleDownPlan& plan, int node) {
+  for (const NodeJudgement& j : plan.judged) {
+    if (j.node == node) return &j;
+  }
+  return nullptr;
+}
+
+TEST_CASE("a CapacityBuffer's warm node stays while the other empty nodes of its group go",
+          "[controller][scale-down][warm]") {
+  Fixture f(3);
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(20));
+  f.Warm(1, {{"nvidia.com/gpu", Quantity::FromUnits(8)}});
+  const ScaleDownPlan plan = f.Plan();
+  CHECK(plan.removals.size() == 2);
+  int kept = 0;
+  for (int i = 0; i < 3; ++i) {
+    const NodeJudgement* j = JudgementOf(plan, i);
+    REQUIRE(j != nullptr);
+    if (j->unneeded) continue;
+    ++kept;
+    CHECK(j->reason == "WarmCapacity");
+    CHECK_THAT(j->Detail(), Catch::Contains("CapacityBuffer ml/warm"));
+  }
+  CHECK(kept == 1);
+}
+
+TEST_CASE("without warm capacity the same three empty nodes all go",
+          "[controller][scale-down][warm]") {
+  Fixture f(3);
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(20));
+  CHECK(f.Plan().removals.size() == 3);
+}
+
+TEST_CASE("pods of an underused node do not move into the room warm capacity holds",
+          "[controller][scale-down][warm]") {
+  Fixture f(2);
+  // h100-0 uses 2 of 8 GPUs; h100-1 is empty and holds 8 GPUs of warm capacity.
+  f.AddPod("h100-0", {{"nvidia.com/gpu", Quantity::FromUnits(2)}});
+  f.Warm(1, {{"nvidia.com/gpu", Quantity::FromUnits(8)}});
+  for (NodePtr& n : f.view.nodes) MarkedUnneeded(n, absl::Minutes(20));
+  const ScaleDownPlan plan = f.Plan();
+  // Either the warm node goes and its room moves onto h100-0 (which has only 6 free: no), or
+  // h100-0 goes and its pod moves into the warm room (no): both stay.
+  CHECK(plan.removals.empty());
+  for (int i = 0; i < 2; ++i) {
+    const NodeJudgement* j = JudgementOf(plan, i);
+    REQUIRE(j != nullptr);
+    CHECK_FALSE(j->unneeded);
+  }
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ struct StepFixture {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     nodes.BeginLoop(*in.view);
     ScaleDownResult r =
-        step.Run(*in.view, in.state, *in.groups, 0, nodes_added, nodes, now, report);
+        step.Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, nodes, now, report);
     for (NodePtr& n : source.view.nodes) {
       auto copy = std::make_shared<NodeObject>(*n);
       copy->node.taints.clear();

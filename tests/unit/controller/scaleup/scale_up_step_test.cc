@@ -21,9 +21,10 @@ struct StepFixture {
   ScaleUpResult Run(absl::Time now) {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     const PendingPods pending = SelectPendingPods(*in.view, options.scale_up, now);
-    return step.Run(*in.view, in.state, *in.groups, pending, {}, in.state.healthy, mig_layouts,
-                    nodes, now);
+    return step.Run(*in.view, in.state, *in.groups, pending, {}, placeholders, in.state.healthy,
+                    mig_layouts, nodes, now);
   }
+  std::vector<PodPtr> placeholders;  // warm capacity, as planning/buffer_pods.h makes it
   ControllerOptions options;
   FakeCloudProvider cloud;
   FakeClusterSource source;
@@ -108,6 +109,49 @@ TEST_CASE("a pod that cannot be read is reported and never planned for",
   REQUIRE(said.size() == 1);
   CHECK(said[0].type == "Warning");
   CHECK_THAT(said[0].message, Catch::Contains("it cannot be read"));
+}
+
+PodPtr WarmSlot(const std::string& name, const ResourceList& requests) {
+  auto p = std::make_shared<PodObject>(*PendingPod(name, requests, kNow));
+  p->capacity_buffer = "serving/warm";
+  return p;
+}
+
+TEST_CASE("warm capacity brings a node up from zero, once, and no pod hears of it",
+          "[controller][scale-up][step][warm]") {
+  StepFixture f;
+  f.placeholders = {WarmSlot("warm-buffer-0", Res({{"nvidia.com/gpu", "8"}}))};
+  const ScaleUpResult first = f.Run(kNow);
+  REQUIRE(first.outcomes.size() == 1);
+  CHECK(first.outcomes[0].request.group == "h100");
+  CHECK(first.fit_existing == 0);
+  for (int i = 1; i <= 5; ++i) {
+    const ScaleUpResult r = f.Run(kNow + absl::Seconds(10 * i));
+    CHECK(r.outcomes.empty());
+    CHECK(r.fit_existing == 0);  // warm room on its way keeps no removal waiting
+  }
+  CHECK(f.cloud.Find("h100")->increases == std::vector<int>{1});
+  for (const EventRecord& e : f.writer.events) CHECK(e.object.kind != "Pod");
+  CHECK(f.writer.nominated.empty());
+}
+
+TEST_CASE("a pod that waits takes the room before warm capacity does",
+          "[controller][scale-up][step][warm]") {
+  StepFixture f;
+  f.log.set_verbosity(1);
+  f.cloud.Find("h100")->max_size = 1;
+  f.cloud.Find("a100")->max_size = 0;
+  f.placeholders = {WarmSlot("warm-buffer-0", Res({{"nvidia.com/gpu", "8"}}))};
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  const ScaleUpResult r = f.Run(kNow);
+  REQUIRE(r.outcomes.size() == 1);
+  REQUIRE(r.outcomes[0].request.pods.size() == 1);
+  CHECK(r.outcomes[0].request.pods[0]->spec.name == "train-0");
+  CHECK(r.without_scale_up == 0);  // the placeholder is no pod: said in the log, not counted
+  CHECK(f.log.Contains("Warm capacity of CapacityBuffer serving/warm"));
+  for (const EventRecord& e : f.writer.events) {
+    CHECK(e.object.name != "warm-buffer-0");
+  }
 }
 
 }  // namespace
