@@ -151,6 +151,9 @@ void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
                 "annotation overrides it)");
   f.AddInt("expendable-pods-priority-cutoff", &r.expendable_cutoff,
            "pods below this priority never trigger a scale-up");
+  f.AddBool("capacity-buffer-pod-injection-enabled", &up.capacity_buffers,
+            "keep the warm capacity CapacityBuffers (autoscaling.x-k8s.io) ask for: placeholder "
+            "pods of each buffer's PodTemplate that scale-up makes room for and scale-down keeps");
   f.AddInt("ok-total-unready-count", &r.ok_unready, "unready nodes allowed whatever the share");
   f.AddDouble("max-total-unready-percentage", &r.max_unready_percentage,
               "share of unready nodes above which nothing is scaled");
@@ -248,8 +251,8 @@ void AddCompatibilityFlags(FlagSet& f) {
   f.AddBoolFixed("scale-from-unschedulable", false, "a cordoned template is not scaled");
   f.AddBoolFixed("force-delete-unregistered-nodes", false, "a group's min size always holds");
   f.AddBoolFixed("force-delete-failed-nodes", false, "a group's min size always holds");
-  f.AddBoolFixed("capacity-buffer-controller-enabled", false, "capacity buffers are not read");
-  f.AddBoolFixed("capacity-buffer-pod-injection-enabled", false, "capacity buffers are not read");
+  f.AddNoEffect("capacity-buffer-controller-enabled", "bool",
+                "each CapacityBuffer's spec is read as it is; its status is not written");
   struct NoEffect {
     const char* name;
     const char* type;

@@ -23,6 +23,7 @@ absl::Status HttpStatusError(absl::string_view what, const HttpResponse& res) {
   const std::string message =
       absl::StrCat(what, ": HTTP ", res.status, ": ", absl::string_view(res.body).substr(0, 300));
   if (res.status == 404) return absl::NotFoundError(message);
+  if (res.status == 401 || res.status == 403) return absl::PermissionDeniedError(message);
   if (res.status == 409) return absl::AbortedError(message);
   if (res.status == 410) return absl::OutOfRangeError(message);
   if (res.status == 429 || res.status >= 500) return absl::UnavailableError(message);

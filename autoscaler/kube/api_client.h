@@ -49,8 +49,8 @@ class RateLimiter {
 
 // An answer that is not the one hoped for, as a Status naming `what` with the HTTP status
 // and the start of the body: 404 NotFound, 409 Aborted (a conflict: read again and retry),
-// 410 OutOfRange (gone: relist), 429 and 5xx Unavailable (try later), others
-// FailedPrecondition.
+// 410 OutOfRange (gone: relist), 429 and 5xx Unavailable (try later), 401 and 403
+// PermissionDenied, others FailedPrecondition.
 absl::Status HttpStatusError(absl::string_view what, const HttpResponse& res);
 
 // A query value made safe for a URL (selectors hold '=' and ',', continue tokens '+' and '/').

@@ -9,6 +9,13 @@ struct WorkloadKind {
   const char* kind;
   const char* path;
 };
+// The served versions of CapacityBuffer, newest first: one is enough, and they read alike.
+constexpr char kCapacityBuffersPath[] = "/apis/autoscaling.x-k8s.io/v1/capacitybuffers";
+const std::vector<std::string> kCapacityBufferFallbacks = {
+    "/apis/autoscaling.x-k8s.io/v1beta1/capacitybuffers",
+    "/apis/autoscaling.x-k8s.io/v1alpha1/capacitybuffers"};
+constexpr char kPodTemplatesPath[] = "/api/v1/podtemplates";
+
 constexpr WorkloadKind kWorkloadKinds[] = {
     {"ReplicaSet", "/apis/apps/v1/replicasets"},
     {"StatefulSet", "/apis/apps/v1/statefulsets"},
@@ -25,12 +32,22 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
       nodes_(NodeDecoder(), options_.node_handlers, *options_.reflector.log),
       pods_(PodDecoder(), options_.pod_handlers, *options_.reflector.log),
       pdbs_(PdbDecoder(), {}, *options_.reflector.log),
-      daemonsets_(DaemonSetDecoder(), {}, *options_.reflector.log) {
+      daemonsets_(DaemonSetDecoder(), {}, *options_.reflector.log),
+      capacity_buffers_([](const JsonReader& o) { return DecodeCapacityBuffer(o); }, {},
+                        *options_.reflector.log),
+      pod_templates_([](const JsonReader& o) { return DecodePodTemplate(o); }, {},
+                     *options_.reflector.log) {
   AddPodIndexes(pods_);
   Watch(nodes_, kNodesPath);
   Watch(pods_, kPodsPath);
   if (options_.budgets) Watch(pdbs_, kPdbsPath);
   if (options_.daemonsets) Watch(daemonsets_, kDaemonSetsPath);
+  if (options_.capacity_buffers) {
+    Watched& buffers = Watch(capacity_buffers_, kCapacityBuffersPath);
+    buffers.optional = true;
+    buffers.fallback_paths = kCapacityBufferFallbacks;
+    Watch(pod_templates_, kPodTemplatesPath).optional = true;
+  }
   if (options_.workloads) {
     for (const WorkloadKind& k : kWorkloadKinds) {
       const std::string kind = k.kind;
@@ -53,10 +70,11 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
 }
 
 template <typename T>
-void ClusterWatch::Watch(Informer<T>& informer, const std::string& path,
-                         std::string field_selector) {
+ClusterWatch::Watched& ClusterWatch::Watch(Informer<T>& informer, const std::string& path,
+                                           std::string field_selector) {
   watched_.push_back(
       {&informer, [&informer] { return informer.synced(); }, path, std::move(field_selector)});
+  return watched_.back();
 }
 
 ClusterWatch::~ClusterWatch() {
@@ -68,6 +86,8 @@ void ClusterWatch::Start() {
   for (const Watched& w : watched_) {
     ReflectorOptions reflect = options_.reflector;
     if (!w.field_selector.empty()) reflect.field_selector = w.field_selector;
+    reflect.optional = w.optional;
+    reflect.fallback_paths = w.fallback_paths;
     reflectors_.push_back(std::make_unique<Reflector>(client_, w.path, *w.store, clock_, reflect));
     Reflector* r = reflectors_.back().get();
     threads_.emplace_back([this, r] { r->Run(stop_); });
@@ -105,6 +125,8 @@ std::shared_ptr<const ClusterView> ClusterWatch::View() const {
   for (const auto& informer : workloads_) {
     for (WorkloadPtr& w : informer->List()) view.AddWorkload(std::move(w));
   }
+  view.capacity_buffers = capacity_buffers_.List();
+  view.pod_templates = pod_templates_.List();
   for (const auto& informer : config_maps_) {
     for (ConfigMapPtr& c : informer->List()) view.config_maps.push_back(std::move(c));
   }

@@ -31,6 +31,10 @@ struct ClusterWatchOptions {
   // The ConfigMaps the controller reads, in this namespace (empty: none).
   std::string config_map_namespace;
   std::vector<std::string> config_map_names;
+  // CapacityBuffers and PodTemplates (--capacity-buffer-pod-injection-enabled). Either may
+  // be absent (the CRD not installed, RBAC without them): then read as none, and looked for
+  // again now and then.
+  bool capacity_buffers = false;
   ReflectorOptions reflector;  // its log is where every informer and reflector reports
   Informer<NodeObject>::Handlers node_handlers;
   Informer<PodObject>::Handlers pod_handlers;
@@ -57,9 +61,11 @@ class ClusterWatch : public ClusterSource {
     std::function<bool()> synced;
     std::string path;
     std::string field_selector;
+    bool optional = false;
+    std::vector<std::string> fallback_paths;  // other versions, when optional
   };
   template <typename T>
-  void Watch(Informer<T>& informer, const std::string& path, std::string field_selector = "");
+  Watched& Watch(Informer<T>& informer, const std::string& path, std::string field_selector = "");
 
   ApiClient& client_;
   Clock& clock_;
@@ -68,6 +74,8 @@ class ClusterWatch : public ClusterSource {
   Informer<PodObject> pods_;
   Informer<PdbObject> pdbs_;
   Informer<DaemonSetObject> daemonsets_;
+  Informer<CapacityBufferObject> capacity_buffers_;
+  Informer<PodTemplateObject> pod_templates_;
   std::vector<std::unique_ptr<Informer<ConfigMapObject>>> config_maps_;
   // One informer per workload kind: each has its own list and watch.
   std::vector<std::unique_ptr<Informer<WorkloadObject>>> workloads_;

@@ -40,7 +40,10 @@ Reflector::Reflector(ApiClient& client, std::string path, ReflectorStore& store,
       path_(std::move(path)),
       store_(store),
       clock_(clock),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  paths_.push_back(path_);
+  paths_.insert(paths_.end(), options_.fallback_paths.begin(), options_.fallback_paths.end());
+}
 
 std::string Reflector::Query(bool watch) const {
   std::string q;
@@ -128,6 +131,17 @@ void Reflector::Backoff(int failures, const std::atomic<bool>& stop) {
   clock_.SleepUnlessStopped(wait, stop);
 }
 
+void Reflector::ListedAbsent(const absl::Status& why, const std::atomic<bool>& stop) {
+  store_.BeginList();
+  store_.EndList();
+  if (!said_absent_) {
+    options_.log->Warning(absl::StrCat(why.message(), "; read as empty, and listed again every ",
+                                       absl::FormatDuration(options_.absent_retry)));
+    said_absent_ = true;
+  }
+  clock_.SleepUnlessStopped(options_.absent_retry, stop);
+}
+
 void Reflector::Run(const std::atomic<bool>& stop) {
   std::string rv;
   bool listed = false;
@@ -135,10 +149,31 @@ void Reflector::Run(const std::atomic<bool>& stop) {
   while (!stop) {
     absl::StatusOr<std::string> next = listed ? WatchOnce(rv, stop) : ListAll();
     if (next.ok()) {
+      if (!listed && said_absent_) {
+        options_.log->Info(absl::StrCat("listed ", path_, ": it is served and readable now"));
+        said_absent_ = false;
+      }
       rv = *next;
       listed = true;
       failures = 0;
       continue;  // a watch that ended resumes from where it got to
+    }
+    const bool absent = absl::IsNotFound(next.status()) || absl::IsPermissionDenied(next.status());
+    if (options_.optional && absent) {
+      if (listed) {  // its definition went while watched: list again, at every path
+        listed = false;
+        path_at_ = 0;
+        path_ = paths_[0];
+        continue;
+      }
+      if (absl::IsNotFound(next.status()) && path_at_ + 1 < paths_.size()) {
+        path_ = paths_[++path_at_];  // another version of it may be served
+        continue;
+      }
+      path_at_ = 0;
+      path_ = paths_[0];
+      ListedAbsent(next.status(), stop);
+      continue;
     }
     if (next.status().code() == absl::StatusCode::kOutOfRange) {  // 410: relist now
       options_.log->Info(absl::StrCat(next.status().message(), "; listing again"));

@@ -56,6 +56,13 @@ struct ReflectorOptions {
   absl::Duration max_backoff = absl::Seconds(30);
   std::string label_selector;
   std::string field_selector;
+  // A collection that may not be there (a custom resource whose definition is not installed,
+  // or one RBAC does not let us read): when the list is refused 404 at every path (`path`,
+  // then these, other versions of it) or 403, the store is listed empty, which counts as
+  // synced, and the list is tried again after `absent_retry`.
+  bool optional = false;
+  std::vector<std::string> fallback_paths;
+  absl::Duration absent_retry = absl::Minutes(5);
   LogSink* log = &StderrLog();
 };
 
@@ -76,10 +83,15 @@ class Reflector {
 
  private:
   std::string Query(bool watch) const;
+  // An optional collection refused by every path: the store empty, the list tried later.
+  void ListedAbsent(const absl::Status& why, const std::atomic<bool>& stop);
   void Backoff(int failures, const std::atomic<bool>& stop);
 
   ApiClient& client_;
-  const std::string path_;
+  std::vector<std::string> paths_;  // the collection, then the versions to fall back to
+  size_t path_at_ = 0;
+  std::string path_;  // the one listed and watched
+  bool said_absent_ = false;
   ReflectorStore& store_;
   Clock& clock_;
   const ReflectorOptions options_;

@@ -127,3 +127,84 @@ TEST_CASE("a watch limited to nodes and pods syncs without the other kinds",
 
 }  // namespace
 }  // namespace gpua::kube
+
+namespace gpua::kube {
+namespace {
+
+nlohmann::json CapacityBuffer(const std::string& name, int replicas) {
+  return {{"apiVersion", "autoscaling.x-k8s.io/v1beta1"},
+          {"kind", "CapacityBuffer"},
+          {"metadata", {{"name", name}, {"namespace", "serving"}, {"uid", "cb-" + name}}},
+          {"spec", {{"podTemplateRef", {{"name", "slot"}}}, {"replicas", replicas}}}};
+}
+
+nlohmann::json PodTemplate() {
+  return {{"metadata", {{"name", "slot"}, {"namespace", "serving"}}},
+          {"template",
+           {{"spec",
+             {{"containers",
+               {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}}}}}}}}};
+}
+
+struct BufferWatch {
+  FakeApiServer server;
+  std::unique_ptr<ApiClient> client = testing::ClientFor(server);
+  MemoryLogSink log;
+  RealClock clock;
+  std::unique_ptr<ClusterWatch> cluster;
+
+  void Start(absl::Duration absent_retry = absl::Minutes(5)) {
+    ClusterWatchOptions options;
+    options.capacity_buffers = true;
+    options.reflector.watch_timeout = absl::Seconds(2);
+    options.reflector.initial_backoff = absl::Milliseconds(20);
+    options.reflector.absent_retry = absent_retry;
+    options.reflector.log = &log;
+    cluster = std::make_unique<ClusterWatch>(*client, clock, options);
+    cluster->Start();
+  }
+};
+
+TEST_CASE("CapacityBuffers are read at the newest version the server serves, with their templates",
+          "[kube][cluster-watch][warm]") {
+  BufferWatch w;
+  w.server.RefusePath("/apis/autoscaling.x-k8s.io/v1/", 404);  // a CRD serving v1beta1 only
+  w.server.Upsert("capacitybuffers", CapacityBuffer("warm", 2));
+  w.server.Upsert("podtemplates", PodTemplate());
+  w.Start();
+  REQUIRE(w.cluster->WaitForSync(absl::Seconds(10)));
+  const ClusterView view = *w.cluster->View();
+  REQUIRE(view.capacity_buffers.size() == 1);
+  CHECK(view.capacity_buffers[0]->replicas == 2);
+  REQUIRE(view.pod_templates.size() == 1);
+  CHECK(view.pod_templates[0]->pod.requests.Get("nvidia.com/gpu").Value() == 1);
+  // And it is watched there: a change shows in a later view.
+  w.server.Upsert("capacitybuffers", CapacityBuffer("warm", 3));
+  CHECK(testing::Eventually([&] {
+    const auto v = w.cluster->View();
+    return v->capacity_buffers.size() == 1 && v->capacity_buffers[0]->replicas == 3;
+  }));
+}
+
+TEST_CASE("without the CapacityBuffer CRD, or the right to read it, the cluster still syncs",
+          "[kube][cluster-watch][warm]") {
+  BufferWatch w;
+  w.server.RefusePath("/apis/autoscaling.x-k8s.io/", 404);
+  w.server.RefusePath("/api/v1/podtemplates", 403);
+  w.server.Upsert("nodes", Node("gpu-1"));
+  w.Start(absl::Milliseconds(300));
+  REQUIRE(w.cluster->WaitForSync(absl::Seconds(10)));
+  const ClusterView view = *w.cluster->View();
+  CHECK(view.nodes.size() == 1);
+  CHECK(view.capacity_buffers.empty());
+  CHECK(view.pod_templates.empty());
+  CHECK(w.log.Contains("capacitybuffers"));
+  CHECK(w.log.Contains("read as empty"));
+  // The CRD installed later is found by the next look.
+  w.server.RefusePath("/apis/autoscaling.x-k8s.io/", 0);
+  w.server.Upsert("capacitybuffers", CapacityBuffer("late", 1));
+  CHECK(testing::Eventually([&] { return w.cluster->View()->capacity_buffers.size() == 1; }));
+}
+
+}  // namespace
+}  // namespace gpua::kube

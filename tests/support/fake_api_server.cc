@@ -401,10 +401,34 @@ std::vector<FakeApiServer::Access> FakeApiServer::accesses() const {
   return accesses_;
 }
 
+void FakeApiServer::RefusePath(const std::string& prefix, int status) {
+  absl::MutexLock lock(&mu_);
+  if (status == 0) {
+    refused_paths_.erase(prefix);
+  } else {
+    refused_paths_[prefix] = status;
+  }
+}
+
+bool FakeApiServer::Refused(const std::string& path, httplib::Response& res) {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [prefix, status] : refused_paths_) {
+    if (!absl::StartsWith(path, prefix)) continue;
+    res.status = status;
+    res.set_content(StatusObject(status, status == 403 ? "forbidden"
+                                                       : "the server could not "
+                                                         "find the requested resource")
+                        .dump(),
+                    "application/json");
+    return true;
+  }
+  return false;
+}
+
 void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& res) {
   std::optional<Target> t = Parse(req.path);
   RecordAccess("GET", req, t);
-  if (Injected(res)) return;
+  if (Injected(res) || Refused(req.path, res)) return;
   if (!t.has_value()) {
     res.status = 404;
     return;
@@ -434,7 +458,7 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
                                 httplib::Response& res) {
   std::optional<Target> t = Parse(req.path);
   RecordAccess(method, req, t);
-  if (Injected(res)) return;
+  if (Injected(res) || Refused(req.path, res)) return;
   const auto answer = [&](int status, const nlohmann::json& body) {
     res.status = status;
     res.set_content(body.dump(), "application/json");

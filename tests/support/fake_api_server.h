@@ -90,6 +90,10 @@ class FakeApiServer {
   void FailNext(int count, int status);
   // The next `count` requests are answered only after `delay` (a server that hangs).
   void StallNext(int count, absl::Duration delay);
+  // Every request whose path starts with `prefix` is answered `status` with a Status body:
+  // 404 for a resource (or a version of one) not served, as when its CRD is not installed;
+  // 403 for one RBAC does not allow. Status 0 serves it again.
+  void RefusePath(const std::string& prefix, int status);
   // How often a bookmark is sent on watches that allow them.
   void SetBookmarkInterval(std::chrono::milliseconds interval);
   int requests() const;
@@ -119,6 +123,7 @@ class FakeApiServer {
   static std::optional<Target> Parse(const std::string& path);
   // Counts the request and answers an injected failure; true when it did.
   bool Injected(httplib::Response& res);
+  bool Refused(const std::string& path, httplib::Response& res);
   void HandleGet(const httplib::Request& req, httplib::Response& res);
   void HandleWrite(const std::string& method, const httplib::Request& req, httplib::Response& res);
   void Evict(const Target& t, std::optional<int64_t> grace, httplib::Response& res)
@@ -145,6 +150,7 @@ class FakeApiServer {
   int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
   int fail_status_ ABSL_GUARDED_BY(mu_) = 500;
   int stall_count_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, int> refused_paths_ ABSL_GUARDED_BY(mu_);
   absl::Duration stall_ ABSL_GUARDED_BY(mu_);
   int requests_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<Access> accesses_ ABSL_GUARDED_BY(mu_);
