@@ -1,7 +1,10 @@
 #include "cloudproviders/node_group_file.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/file.h"
 #include "base/status_macros.h"
@@ -75,10 +78,34 @@ absl::StatusOr<int> ReadSize(const JsonReader& r, int fallback) {
   return static_cast<int>(v);
 }
 
+absl::StatusOr<WarmSettings> ReadWarm(const JsonReader& r, int max_size) {
+  WarmSettings w;
+  if (r.IsNull()) return w;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"nodes", "schedule"}));
+  GPUA_ASSIGN_OR_RETURN(w.nodes, ReadSize(r.Field("nodes"), 0));
+  if (const JsonReader s = r.Field("schedule"); !s.IsNull()) {
+    GPUA_ASSIGN_OR_RETURN(absl::string_view text, s.StringView());
+    absl::StatusOr<ReplicaSchedule> schedule = ReplicaSchedule::Parse(text);
+    if (!schedule.ok()) return s.Error(schedule.status().message());
+    w.schedule = *std::move(schedule);
+  }
+  int most = w.nodes;
+  if (w.schedule) {
+    for (const ReplicaSchedule::Window& win : w.schedule->windows()) {
+      most = std::max(most, static_cast<int>(win.replicas));
+    }
+  }
+  if (most > max_size) {
+    return r.Error(absl::StrCat("asks for ", most, " warm nodes, more than maxSize ", max_size));
+  }
+  return w;
+}
+
 absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   NodeGroupConfig g;
-  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour",
-                                        "capacityType", "template", "options", "simulation"}));
+  GPUA_RETURN_IF_ERROR(
+      r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour", "capacityType",
+                       "template", "options", "simulation", "warm"}));
   GPUA_ASSIGN_OR_RETURN(g.spec.id, r.Field("id").String());
   if (g.spec.id.empty()) return r.Field("id").Error("required");
   GPUA_ASSIGN_OR_RETURN(g.spec.min_size, ReadSize(r.Field("minSize"), 0));
@@ -106,6 +133,7 @@ absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
   GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
   GPUA_ASSIGN_OR_RETURN(g.simulation, ReadSimulation(r.Field("simulation")));
+  GPUA_ASSIGN_OR_RETURN(g.warm, ReadWarm(r.Field("warm"), g.spec.max_size));
   return g;
 }
 
@@ -162,6 +190,30 @@ absl::Status SetNodeGroupOption(NodeGroupOptions& options, absl::string_view nam
   merge(options.zero_or_max_node_scaling, read.zero_or_max_node_scaling);
   merge(options.ignore_daemonsets_utilization, read.ignore_daemonsets_utilization);
   return absl::OkStatus();
+}
+
+bool IsWarmSetting(absl::string_view name) { return name == "warmNodes" || name == "warmSchedule"; }
+
+absl::Status SetWarmSetting(WarmSettings& warm, absl::string_view name, absl::string_view value,
+                            absl::string_view where) {
+  const auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", name, " \"", value, "\": ", why));
+  };
+  if (name == "warmNodes") {
+    int n = 0;
+    if (!absl::SimpleAtoi(value, &n) || n < 0 || n > 1'000'000) {
+      return bad("not a whole number of nodes from 0");
+    }
+    warm.nodes = n;
+    return absl::OkStatus();
+  }
+  if (name == "warmSchedule") {
+    absl::StatusOr<ReplicaSchedule> s = ReplicaSchedule::Parse(value);
+    if (!s.ok()) return bad(s.status().message());
+    warm.schedule = *std::move(s);
+    return absl::OkStatus();
+  }
+  return bad("not a warm setting (warmNodes, warmSchedule)");
 }
 
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path) {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "estimator/node.h"
+#include "kubeobjects/replica_schedule.h"
 
 namespace gpua {
 
@@ -38,11 +39,21 @@ struct SimulationSettings {
   double spot_interruptions_per_hour = 0;
 };
 
+// Warm capacity for `simulate`: idle nodes of the group kept ready, by time of day if
+// `schedule` says so (its windows override `nodes`). simulate turns it into CapacityBuffers,
+// which is how a real cluster says it.
+struct WarmSettings {
+  int nodes = 0;
+  std::optional<ReplicaSchedule> schedule;
+  bool any() const { return nodes > 0 || schedule.has_value(); }
+};
+
 struct NodeGroupConfig {
   NodeGroupSpec spec;  // id, sizes, price and template
   CapacityType capacity_type = CapacityType::kOnDemand;
   NodeGroupOptions options;
   SimulationSettings simulation;
+  WarmSettings warm;
 };
 
 // Parses the file's text (YAML or JSON); `source` names it in errors, which also name the
@@ -50,6 +61,12 @@ struct NodeGroupConfig {
 absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_view text,
                                                                 absl::string_view source);
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path);
+
+// Sets `warm` from one of its settings by the name a sweep gives it: warmNodes ("2") or
+// warmSchedule ("07:00-19:00=2"); an error names the setting after `where`.
+absl::Status SetWarmSetting(WarmSettings& warm, absl::string_view name, absl::string_view value,
+                            absl::string_view where);
+bool IsWarmSetting(absl::string_view name);
 
 // Sets one of a group's `options` by its name in the file ("scaleDownUnneededTime") from
 // its value as text ("5m", "0.4", "true"), read as the file's reader reads it; an error

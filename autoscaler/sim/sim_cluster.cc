@@ -53,12 +53,17 @@ SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock)
     if (g.has_value() && g->sharing() != GpuSharing::kExclusive) {
       share_spread_.AddPool(c.spec.id, g->physical_count());
     }
+    WarmObjects warm = WarmBuffersOf(c, g);
+    warm_.buffers.insert(warm_.buffers.end(), warm.buffers.begin(), warm.buffers.end());
+    warm_.templates.insert(warm_.templates.end(), warm.templates.begin(), warm.templates.end());
   }
 }
 
 std::shared_ptr<const ClusterView> SimCluster::View() const {
   if (view_ == nullptr) {
     view_ = std::make_shared<ClusterView>();
+    view_->capacity_buffers = warm_.buffers;
+    view_->pod_templates = warm_.templates;
   } else if (view_.use_count() > 1) {  // someone still reads the last one
     view_ = std::make_shared<ClusterView>(*view_);
   }

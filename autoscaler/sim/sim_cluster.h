@@ -23,6 +23,7 @@
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/sim/share_spread.h"
 #include "autoscaler/sim/trace.h"
+#include "autoscaler/sim/warm_buffers.h"
 #include "base/clock.h"
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
@@ -239,6 +240,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // The ConfigMaps the controller wrote (its status, with the intent kept there), by
   // namespace/name: read back after a restart, as from a real cluster.
   std::map<std::string, std::shared_ptr<const ConfigMapObject>> config_maps_;
+  WarmObjects warm_;  // the node-group file's warm capacity, as CapacityBuffers
   mutable std::shared_ptr<ClusterView> view_;
   mutable std::map<std::string, std::shared_ptr<const PodObject>> unschedulable_;  // by key
 };

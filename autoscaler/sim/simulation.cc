@@ -18,7 +18,9 @@ namespace gpua::sim {
 namespace {
 
 constexpr size_t kWarningsKept = 5;
-const absl::Time kStart = absl::FromUnixSeconds(1'800'000'000);
+// Midnight UTC (2027-01-15): a trace's "0d7h" is 07:00 UTC, the clock warm-capacity
+// schedules are written in.
+const absl::Time kStart = absl::FromUnixSeconds(1'799'971'200);
 
 int GpusPerNode(const NodeGroupConfig& g) {
   const NodeTemplate& t = g.spec.node_template;
@@ -120,6 +122,8 @@ class Run {
   static ControllerOptions ControllerOptionsOf(const SimulationOptions& o) {
     ControllerOptions c = o.controller;
     c.status.write_configmap = false;
+    // The node-group file's warm capacity is served as CapacityBuffers: read them.
+    c.scale_up.capacity_buffers = true;
     return c;
   }
   static SimulatedCloudOptions CloudOptions(const SimulationOptions& o) {

@@ -38,6 +38,15 @@ absl::StatusOr<std::vector<NodeGroupConfig>> WithGroupOption(std::vector<NodeGro
                                                              const std::string& value) {
   for (NodeGroupConfig& g : groups) {
     if (g.spec.id != sweep.group) continue;
+    if (IsWarmSetting(sweep.option)) {
+      GPUA_RETURN_IF_ERROR(
+          SetWarmSetting(g.warm, sweep.option, value, absl::StrCat("--sweep group/", sweep.group)));
+      if (g.warm.nodes > g.spec.max_size) {
+        return absl::InvalidArgumentError(absl::StrCat("--sweep ", sweep.name, "=", value,
+                                                       ": more than maxSize ", g.spec.max_size));
+      }
+      return groups;
+    }
     GPUA_RETURN_IF_ERROR(SetNodeGroupOption(
         g.options, sweep.option, value, absl::StrCat("--sweep group/", sweep.group, " options")));
     return groups;

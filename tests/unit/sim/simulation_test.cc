@@ -533,3 +533,66 @@ TEST_CASE("on another generated week, GPU sharing costs no more than whole GPUs 
 
 }  // namespace
 }  // namespace gpua::sim
+
+namespace gpua::sim {
+namespace {
+
+TEST_CASE("a warm node takes each job at once, is refilled, and costs its hours", "[sim][warm]") {
+  // A job every 2h from 0:30 on, each running 30m; idle nodes go at once.
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    absl::StrAppend(&text, R"({"at": )", 1800 + i * 7200, R"(, "name": "job-)", i,
+                    R"(", "runFor": "30m", "pod": )", kTrainer, "}\n");
+  }
+  const Trace trace = Parse(text);
+  SimulationOptions cold = Options(absl::ZeroDuration());
+  const SimulationResult without = Run(trace, cold);
+  CHECK(without.total.gpu_pending.p50 > 120);
+
+  SimulationOptions warm = Options(absl::ZeroDuration());
+  warm.groups[0].warm.nodes = 1;
+  const SimulationResult with = Run(trace, warm);
+  CHECK(with.pods_finished == 4);
+  CHECK(with.total.gpu_pending.max < 15);  // a loop's batching, never a node's boot
+  // One node stays warm from the start to the end, and one more runs each job while the
+  // warm one is refilled: more node-hours, the price of not waiting.
+  CHECK(with.total.node_hours > without.total.node_hours + 5);
+  CHECK(with.total.scale_ups >= 5);
+}
+
+TEST_CASE("warm capacity by schedule is there in its window only", "[sim][warm]") {
+  // Two jobs: at 0:30, inside the 00:00-01:00 window, and at 4:30, outside it.
+  const Trace trace = Parse(
+      absl::StrCat(R"({"at": 1800, "name": "in", "runFor": "30m", "pod": )", kTrainer, "}\n",
+                   R"({"at": 16200, "name": "out", "runFor": "30m", "pod": )", kTrainer, "}\n"));
+  SimulationOptions o = Options(absl::ZeroDuration());
+  o.groups[0].warm.schedule = *ReplicaSchedule::Parse("00:00-01:00=1");
+  const SimulationResult r = Run(trace, o);
+  CHECK(r.pods_finished == 2);
+  CHECK(r.total.gpu_pending.p50 < 15);        // the first found its node warm
+  CHECK(r.total.gpu_pending.max > 120);       // the second waited for one
+  CHECK(r.total.node_hours < 1.0 + 2 * 0.6);  // nothing kept warm past the window
+}
+
+TEST_CASE("a node-group file's warm section is read, and a wrong one named", "[sim][warm]") {
+  const std::string head = R"(nodeGroups:
+- id: h100
+  maxSize: 2
+  template: {status: {allocatable: {cpu: "8", nvidia.com/gpu: "8"}}}
+)";
+  auto ok = ParseNodeGroupFile(head + "  warm: {nodes: 1, schedule: \"07:00-19:00=2\"}\n", "g");
+  REQUIRE(ok.ok());
+  CHECK(ok->front().warm.nodes == 1);
+  CHECK(ok->front().warm.schedule->ToString() == "07:00-19:00=2");
+  for (const char* bad : {"  warm: {nodes: 3}\n", "  warm: {node: 1}\n",
+                          "  warm: {schedule: \"7-19=1\"}\n", "  warm: {nodes: -1}\n"}) {
+    auto parsed = ParseNodeGroupFile(head + bad, "g");
+    INFO(bad);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(std::string(parsed.status().message()),
+               Catch::Contains("node group h100") && Catch::Contains("warm"));
+  }
+}
+
+}  // namespace
+}  // namespace gpua::sim

@@ -73,3 +73,29 @@ TEST_CASE("a swept flag that a group sets for itself is reported for that group"
 
 }  // namespace
 }  // namespace gpua::sim
+
+namespace gpua::sim {
+namespace {
+
+TEST_CASE("a sweep of a group's warm nodes or schedule sets that group's warm capacity",
+          "[sweep][warm]") {
+  auto two = WithGroupOption(TwoGroups(), *ParseSweep("group/b/warmNodes=0,2"), "2");
+  REQUIRE(two.ok());
+  CHECK((*two)[0].warm.nodes == 0);
+  CHECK((*two)[1].warm.nodes == 2);
+  auto day = WithGroupOption(TwoGroups(), *ParseSweep("group/a/warmSchedule=07:00-19:00=1"),
+                             "07:00-19:00=1");
+  REQUIRE(day.ok());
+  CHECK((*day)[0].warm.schedule->ToString() == "07:00-19:00=1");
+  CHECK_THAT(
+      std::string(
+          WithGroupOption(TwoGroups(), *ParseSweep("group/a/warmNodes=3"), "3").status().message()),
+      Catch::Contains("more than maxSize 2"));
+  CHECK_THAT(
+      std::string(
+          WithGroupOption(TwoGroups(), *ParseSweep("group/a/warmNodes=x"), "x").status().message()),
+      Catch::Contains("group/a") && Catch::Contains("warmNodes \"x\""));
+}
+
+}  // namespace
+}  // namespace gpua::sim
