@@ -28,6 +28,7 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
   watch.reflector.initial_backoff = absl::Milliseconds(20);
   watch.config_map_namespace = options.status.namespace_name;
   watch.config_map_names = ConfigMapsRead(options);
+  watch.capacity_buffers = options.scale_up.capacity_buffers;
   watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
   writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
   options_ = options;
@@ -172,10 +173,17 @@ void ControllerHarness::WaitForInformers() {
       workloads[w->kind][w->name] = w->resource_version;
       absl::StrAppend(&seen, " ", w->kind, " ", w->name, "@", w->resource_version);
     }
-    std::map<std::string, std::string> daemonsets;
+    std::map<std::string, std::string> daemonsets, buffers, templates;
     for (const DaemonSetPtr& d : view.daemonsets) daemonsets[d->name] = d->resource_version;
-    return same("nodes", nodes) && same("pods", pods) && same("poddisruptionbudgets", budgets) &&
-           same("replicasets", workloads["ReplicaSet"]) &&
+    if (options_.scale_up.capacity_buffers) {
+      for (const CapacityBufferPtr& b : view.capacity_buffers)
+        buffers[b->name] = b->resource_version;
+      for (const PodTemplatePtr& t : view.pod_templates) templates[t->name] = t->resource_version;
+    }
+    const bool warm = !options_.scale_up.capacity_buffers ||
+                      (same("capacitybuffers", buffers) && same("podtemplates", templates));
+    return warm && same("nodes", nodes) && same("pods", pods) &&
+           same("poddisruptionbudgets", budgets) && same("replicasets", workloads["ReplicaSet"]) &&
            same("statefulsets", workloads["StatefulSet"]) && same("jobs", workloads["Job"]) &&
            same("daemonsets", daemonsets);
   });

@@ -193,5 +193,60 @@ TEST_CASE(
              !Catch::Contains("gpu_autoscaler_repeat_scale_ups_total{node_group=\"h100\"}"));
 }
 
+nlohmann::json H100NodeTemplate() {
+  return {{"metadata", {{"name", "h100-node"}, {"namespace", "ml"}}},
+          {"template",
+           {{"spec",
+             {{"nodeSelector", {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}}},
+              {"tolerations", {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}}},
+              {"containers",
+               {{{"name", "slot"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}}}}};
+}
+
+nlohmann::json Buffer(const std::string& name, const std::string& pod_template, int replicas) {
+  return {{"apiVersion", "autoscaling.x-k8s.io/v1beta1"},
+          {"kind", "CapacityBuffer"},
+          {"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "cb-" + name}}},
+          {"spec", {{"podTemplateRef", {{"name", pod_template}}}, {"replicas", replicas}}}};
+}
+
+TEST_CASE(
+    "a CapacityBuffer brings an H100 node up from zero with no pod waiting, keeps it idle past "
+    "the idle timeout, and lets it go with the buffer",
+    "[controller][scale-up][warm]") {
+  ControllerOptions options;
+  options.scale_up.capacity_buffers = true;
+  ControllerHarness h(kGroups, options);
+  h.server.Upsert("podtemplates", H100NodeTemplate());
+  h.server.Upsert("capacitybuffers", Buffer("training-warm", "h100-node", 1));
+  h.server.Upsert("capacitybuffers", Buffer("typo", "no-such-template", 1));
+  LoopReport first = h.Step();
+  REQUIRE(first.scale_ups.size() == 1);
+  CHECK(first.scale_ups[0].request.group == "h100");
+  CHECK(first.buffer_pods == 1);
+  CHECK(h.TargetSize("h100") == 1);
+  CHECK(first.scale_down_cooldown.empty());  // warm room on its way keeps no removal waiting
+  // Registered at 30 s, GPUs at 50 s; then idle for far longer than the 10m idle timeout.
+  h.Step(absl::Seconds(31));
+  for (int minute = 0; minute < 20; ++minute) {
+    LoopReport r = h.Step(absl::Minutes(1));
+    CHECK(r.scale_ups.empty());
+    CHECK(r.removals.deleted.empty());
+  }
+  CHECK(h.TargetSize("h100") == 1);
+  CHECK(h.Step(absl::Seconds(10)).unremovable["WarmCapacity"] == 1);
+  CHECK(h.EventsFor("h100-node").empty());  // a template, not a pod: nothing is told it
+  std::vector<std::string> typo = h.EventsFor("typo");
+  REQUIRE(typo.size() == 1);
+  CHECK_THAT(typo[0], Catch::Contains("FailedToProvisionBuffer") &&
+                          Catch::Contains("PodTemplate ml/no-such-template not found"));
+
+  h.server.Delete("capacitybuffers", "ml", "training-warm");
+  for (int minute = 0; minute < 15 && h.TargetSize("h100") > 0; ++minute) {
+    h.Step(absl::Minutes(1));
+  }
+  CHECK(h.TargetSize("h100") == 0);
+}
+
 }  // namespace
 }  // namespace gpua::testing
