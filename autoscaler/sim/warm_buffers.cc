@@ -45,6 +45,21 @@ PodTemplatePtr TemplateOf(const NodeGroupConfig& g, const std::string& name,
   return std::make_shared<const PodTemplateObject>(*std::move(decoded));
 }
 
+// The MIG layout a warm node is made ready in: the one with the most kinds of device, so the
+// next pod finds its profile whichever it asks for (the first listed among equals).
+const NamedMigLayout* WarmLayout(const GpuInventory& gpus) {
+  const NamedMigLayout* best = nullptr;
+  size_t kinds = 0;
+  for (const NamedMigLayout& layout : gpus.mig_layouts()) {
+    const size_t n = gpus.Advertised(&layout).size();
+    if (best == nullptr || n > kinds) {
+      best = &layout;
+      kinds = n;
+    }
+  }
+  return best;
+}
+
 CapacityBufferPtr BufferOf(const WarmSettings& warm, const std::string& name, int32_t per_node) {
   auto b = std::make_shared<CapacityBufferObject>();
   b->namespace_name = kWarmNamespace;
