@@ -1,6 +1,9 @@
 #include "base/file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,6 +22,26 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
   return buffer.str();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, const std::string& content) {
+  const std::string temporary = absl::StrCat(path, ".tmp-", ::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << content;
+    out.close();
+    if (!out) {
+      const std::string why = std::strerror(errno);
+      std::remove(temporary.c_str());
+      return absl::InternalError(absl::StrCat(path, ": cannot write: ", why));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(temporary.c_str());
+    return absl::InternalError(absl::StrCat(path, ": cannot write: ", why));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace gpua

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <regex>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -74,6 +75,29 @@ void Flatten(nlohmann::json object, std::vector<nlohmann::json>* out) {
   out->push_back(std::move(object));
 }
 
+// One JSON document, or several one after another (as `kubectl get -o json --watch` prints
+// them).
+absl::StatusOr<std::vector<nlohmann::json>> JsonDocuments(absl::string_view text,
+                                                          absl::string_view source) {
+  nlohmann::json whole = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (!whole.is_discarded()) return std::vector<nlohmann::json>{std::move(whole)};
+  std::vector<nlohmann::json> docs;
+  std::istringstream in{std::string(text)};
+  while ((in >> std::ws).peek() != std::char_traits<char>::eof()) {
+    // Exceptions only here, where nlohmann says where the text broke.
+    try {
+      nlohmann::json doc;
+      in >> doc;
+      docs.push_back(std::move(doc));
+    } catch (const nlohmann::json::parse_error& e) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          source, ": invalid JSON",
+          docs.empty() ? "" : absl::StrCat(" in document ", docs.size() + 1), ": ", e.what()));
+    }
+  }
+  return docs;
+}
+
 }  // namespace
 
 absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view text, absl::string_view source) {
@@ -90,20 +114,13 @@ absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
   std::vector<nlohmann::json> docs;
   const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(text);
   if (absl::StartsWith(trimmed, "{") || absl::StartsWith(trimmed, "[")) {
-    nlohmann::json parsed = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-    if (parsed.is_discarded()) {
-      // Parse again with exceptions on, only to learn where it broke.
-      try {
-        const nlohmann::json unused = nlohmann::json::parse(text.begin(), text.end());
-      } catch (const nlohmann::json::parse_error& e) {
-        return absl::InvalidArgumentError(absl::StrCat(source, ": invalid JSON: ", e.what()));
+    GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> parsed, JsonDocuments(text, source));
+    for (nlohmann::json& d : parsed) {
+      if (d.is_array()) {
+        for (auto& item : d) docs.push_back(std::move(item));
+      } else {
+        docs.push_back(std::move(d));
       }
-      return absl::InvalidArgumentError(absl::StrCat(source, ": invalid JSON"));
-    }
-    if (parsed.is_array()) {
-      for (auto& item : parsed) docs.push_back(std::move(item));
-    } else {
-      docs.push_back(std::move(parsed));
     }
   } else {
     GPUA_ASSIGN_OR_RETURN(docs, YamlDocuments(text, source));

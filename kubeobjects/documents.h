@@ -1,6 +1,7 @@
-// Kubernetes objects as files hold them: a JSON document (an object or an array), or a YAML
-// stream of one or more documents, with `List` and `*List` objects flattened into their
-// items, as `kubectl get -o json|yaml` prints them.
+// Kubernetes objects as files hold them: a JSON document (an object or an array) or several
+// one after another (`kubectl get -o json --watch`), or a YAML stream of one or more documents,
+// with `List` and `*List` objects flattened into their items, as `kubectl get -o json|yaml` prints
+// them.
 #ifndef GPUA_KUBEOBJECTS_DOCUMENTS_H_
 #define GPUA_KUBEOBJECTS_DOCUMENTS_H_
 

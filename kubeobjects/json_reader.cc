@@ -142,6 +142,11 @@ JsonReader JsonReader::Field(absl::string_view name) const {
   return it == json_->end() ? JsonReader(*this, Null{}, step) : JsonReader(*this, &*it, step);
 }
 
+nlohmann::json JsonReader::ToJson() const {
+  if (simd_.has_value()) return nlohmann::json::parse(simdjson::minify(*simd_));
+  return json_ == nullptr ? nlohmann::json() : *json_;
+}
+
 absl::Status JsonReader::Error(absl::string_view what) const {
   return absl::InvalidArgumentError(absl::StrCat(path(), ": ", what));
 }

@@ -48,6 +48,9 @@ class JsonReader {
   bool Has(absl::string_view name) const { return !Field(name).IsNull(); }
 
   absl::Status Error(absl::string_view what) const;
+  // A copy of the value as an nlohmann document (null when absent), for code that keeps an
+  // object beyond the call that lent it.
+  nlohmann::json ToJson() const;
 
   absl::StatusOr<std::string> String(std::string fallback = "") const;
   // The string without a copy; valid as long as the document.

@@ -16,6 +16,7 @@
 #include "autoscaler/sim/result_table.h"
 #include "autoscaler/sim/sweep.h"
 #include "autoscaler/sim/sweep_runner.h"
+#include "base/file.h"
 #include "base/status_macros.h"
 #include "cloudproviders/node_group_file.h"
 
@@ -237,10 +238,8 @@ void NoteOverrides(const std::string& sweep_spec, const std::vector<NodeGroupCon
 
 absl::Status WriteReport(const std::string& path, const std::vector<sim::SettingResult>& results,
                          const sim::ReportInfo& info) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file << sim::HtmlReport(results, info);
-  file.close();
-  if (!file) return absl::InternalError(absl::StrCat("--report: cannot write ", path));
+  absl::Status written = WriteFileAtomically(path, sim::HtmlReport(results, info));
+  if (!written.ok()) return absl::InternalError(absl::StrCat("--report: ", written.message()));
   return absl::OkStatus();
 }
 

@@ -72,9 +72,12 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
 template <typename T>
 ClusterWatch::Watched& ClusterWatch::Watch(Informer<T>& informer, const std::string& path,
                                            std::string field_selector) {
-  watched_.push_back(
-      {&informer, [&informer] { return informer.synced(); }, path, std::move(field_selector)});
-  return watched_.back();
+  Watched& watched = watched_.emplace_back();
+  watched.store = &informer;
+  watched.synced = [&informer] { return informer.synced(); };
+  watched.path = path;
+  watched.field_selector = std::move(field_selector);
+  return watched;
 }
 
 ClusterWatch::~ClusterWatch() {

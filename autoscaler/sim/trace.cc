@@ -108,13 +108,6 @@ absl::StatusOr<absl::Duration> ReadTime(const JsonReader& field, bool required) 
   return *d;
 }
 
-bool AsksForGpus(const PodSpec& pod) {
-  for (const auto& [name, q] : pod.requests) {
-    if (IsGpuResource(name) && q.Sign() > 0) return true;
-  }
-  return false;
-}
-
 absl::Status ReadStockout(const JsonReader& r, int line, Trace& trace) {
   GPUA_RETURN_IF_ERROR(r.RejectUnknown({"at", "stockout", "for"}));
   TraceStockout s;
@@ -157,7 +150,7 @@ absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int li
   GPUA_ASSIGN_OR_RETURN(auto shape, shapes.Shape(pod, ns, a.name, where));
   a.shape = std::move(shape.first);
   a.shape_id = shape.second;
-  a.gpu = AsksForGpus(a.shape->spec);
+  a.gpu = AsksForGpus(a.shape->spec.requests);
   if (a.gang && a.shape->spec.gang.has_value()) {
     return r.Field("gang").Error("the pod names a pod group already");
   }

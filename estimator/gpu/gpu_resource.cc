@@ -56,6 +56,13 @@ ResourceList GpuPart(const ResourceList& list) {
   return gpus;
 }
 
+bool AsksForGpus(const ResourceList& requests) {
+  for (const auto& [name, q] : requests) {
+    if (IsGpuResource(name) && q.Sign() > 0) return true;
+  }
+  return false;
+}
+
 absl::string_view GpuVendorName(GpuVendor vendor) {
   switch (vendor) {
     case GpuVendor::kNvidia:

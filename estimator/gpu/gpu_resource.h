@@ -45,6 +45,8 @@ std::optional<GpuResource> ClassifyGpuResource(absl::string_view name);
 inline bool IsGpuResource(absl::string_view name) { return ClassifyGpuResource(name).has_value(); }
 // The GPU resources of a list (a node's allocatable, a pod's requests).
 ResourceList GpuPart(const ResourceList& list);
+// True when the requests ask for more than zero of some GPU resource.
+bool AsksForGpus(const ResourceList& requests);
 
 }  // namespace gpua
 

@@ -45,6 +45,17 @@ TEST_CASE("a pod decodes the same from simdjson as from nlohmann", "[json]") {
   CHECK(pod.priority == 1000);
 }
 
+TEST_CASE("a value lent by simdjson is kept as the same nlohmann document", "[json]") {
+  const std::string text =
+      R"({"metadata": {"name": "p", "labels": {"a": "1"}}, "n": [1, 2.5, true, null]})";
+  simdjson::dom::parser parser;
+  const simdjson::dom::element root = parser.parse(text);
+  CHECK(JsonReader(root).ToJson() == nlohmann::json::parse(text));
+  CHECK(JsonReader(root).Field("metadata").ToJson() == nlohmann::json::parse(text)["metadata"]);
+  CHECK(JsonReader(root).Field("absent").ToJson().is_null());
+  CHECK(JsonReader(nlohmann::json::parse(text)).ToJson() == nlohmann::json::parse(text));
+}
+
 TEST_CASE("errors name the same field from either document", "[json]") {
   const PodSpec quantity = DecodeBothWays(R"({"metadata":{"name":"p"},"spec":{"containers":[
     {"name":"a"},{"name":"b","resources":{"requests":{"memory":"10KB"}}}]}})");

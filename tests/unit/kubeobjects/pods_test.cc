@@ -67,6 +67,23 @@ TEST_CASE("a PodList is flattened into its pods", "[decode]") {
   CHECK(objects->size() == 2);
 }
 
+TEST_CASE(
+    "JSON documents one after another (kubectl get -o json --watch) are read in turn, and "
+    "a broken one is named by its place",
+    "[decode]") {
+  auto objects = ParseObjects(
+      "{\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}}\n"
+      "{\"kind\":\"PodList\",\"items\":[{\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}]}\n",
+      "watch.json");
+  REQUIRE(objects.ok());
+  REQUIRE(objects->size() == 2);
+  CHECK((*objects)[1]["metadata"]["name"] == "b");
+  auto broken = ParseObjects("{\"kind\":\"Pod\"}\n{\"kind\": Pod}\n", "watch.json");
+  REQUIRE_FALSE(broken.ok());
+  CHECK_THAT(std::string(broken.status().message()),
+             Catch::StartsWith("watch.json: invalid JSON in document 2: "));
+}
+
 TEST_CASE("a pod with a bad quantity is invalid with the pod and field named", "[decode]") {
   PodSpec p = FirstPod(R"(
 kind: Pod
