@@ -6,6 +6,7 @@
 #include "autoscaler/cli/estimate_command.h"
 #include "autoscaler/cli/inspect_command.h"
 #include "autoscaler/cli/plugin_check_command.h"
+#include "autoscaler/cli/record_command.h"
 #include "autoscaler/cli/simulate_command.h"
 
 #ifndef GPUA_VERSION
@@ -41,6 +42,8 @@ const std::vector<Subcommand>& Subcommands() {
       {"estimate", "plan the nodes that would hold a set of pending pods", RunEstimateCommand},
       {"inspect", "show the nodes, GPUs and unschedulable pods the autoscaler sees",
        RunInspectCommand},
+      {"record", "write a workload trace for simulate from a cluster's pods, or a kubectl dump",
+       RunRecordCommand},
       {"plugin-check", "call every RPC of an externalgrpc provider plugin and report problems",
        RunPluginCheckCommand},
   };

@@ -1,0 +1,245 @@
+#include "autoscaler/cli/record_command.h"
+
+#include <csignal>
+#include <filesystem>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "autoscaler/kube/api_client.h"
+#include "autoscaler/kube/informer.h"
+#include "autoscaler/kube/reflector.h"
+#include "autoscaler/kube/rest_config.h"
+#include "autoscaler/sim/trace.h"
+#include "autoscaler/sim/trace_recorder.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "base/status_macros.h"
+#include "kubeobjects/documents.h"
+
+namespace gpua {
+namespace {
+
+constexpr absl::string_view kCommand = "gpu-autoscaler record";
+constexpr absl::string_view kUsage =
+    "Usage: gpu-autoscaler record --for DURATION [--out FILE] [flags]\n"
+    "       gpu-autoscaler record --from kubectl-json FILE [--for DURATION] [--out FILE]\n\n"
+    "Writes a workload trace for `gpu-autoscaler simulate`: the pods that came and went in a\n"
+    "cluster while it watched (or in a kubectl dump), without their names unless asked.";
+
+struct RecordFlags {
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;  // all namespaces when empty
+  std::string from;
+  absl::Duration window = absl::ZeroDuration();
+  std::string out = "-";
+  bool keep_names = false;
+  bool gpu_only = false;
+  absl::Duration sync_timeout = absl::Seconds(60);
+  double qps = 20;
+  int64_t burst = 30;
+};
+
+// A pod as the informer lends it, kept whole: the recorder needs more of it than a decoded
+// PodObject holds.
+struct SeenPod {
+  nlohmann::json object;
+  std::string resource_version;
+};
+
+absl::StatusOr<SeenPod> Keep(const JsonReader& o) {
+  SeenPod pod{o.ToJson(), ""};
+  GPUA_ASSIGN_OR_RETURN(pod.resource_version,
+                        o.Field("metadata").Field("resourceVersion").String());
+  return pod;
+}
+
+std::string UidOf(const nlohmann::json& pod) {
+  const auto meta = pod.find("metadata");
+  return meta != pod.end() && meta->is_object() ? meta->value("uid", "") : "";
+}
+
+// Checks the trace reads back as `simulate` reads it, writes it, and says what it holds.
+int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandIo& io) {
+  const sim::RecordSummary& s = trace.summary;
+  for (const std::string& problem : s.problems)
+    io.err << kCommand << ": left out " << problem << "\n";
+  absl::StatusOr<sim::Trace> reread =
+      s.pods == 0 ? absl::FailedPreconditionError("no pod ran in the window: nothing to simulate")
+                  : sim::ParseTrace(trace.text, "the recorded trace", ".");
+  if (s.pods == 0) {
+    io.err << kCommand << ": " << reread.status().message() << "\n";
+  } else if (!reread.ok()) {
+    io.err << kCommand << ": the trace does not read back: " << reread.status().message() << "\n";
+  }
+  if (f.out == "-") {
+    io.out << trace.text;
+  } else if (absl::Status written = WriteFileAtomically(f.out, trace.text); !written.ok()) {
+    io.err << kCommand << ": " << written.message() << "\n";
+    return kExitFailure;
+  }
+  io.err << kCommand << ": " << s.pods << " pods (" << s.gpu_pods << " asking for GPUs) in "
+         << s.lines << " lines from "
+         << absl::FormatTime(absl::RFC3339_sec, trace.start, absl::UTCTimeZone()) << " to "
+         << absl::FormatTime(absl::RFC3339_sec, trace.end, absl::UTCTimeZone()) << "; "
+         << s.still_running << " still running, cut at the end; " << s.never_bound
+         << " never bound and " << s.node_pods << " DaemonSet or static pods left out\n";
+  return reread.ok() ? kExitOk : kExitFailure;
+}
+
+int RecordDumpFile(const std::string& path, const RecordFlags& f, const CommandIo& io) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  absl::StatusOr<std::vector<nlohmann::json>> objects =
+      text.ok() ? ParseObjects(*text, path) : text.status();
+  if (!objects.ok()) {
+    io.err << kCommand << ": " << objects.status().message() << "\n";
+    return kExitFailure;
+  }
+  sim::TraceRecorder recorder;
+  if (const int64_t others = sim::RecordDump(*objects, recorder); others > 0) {
+    io.err << kCommand << ": " << path << ": " << others << " objects are not pods; left out\n";
+  }
+  if (recorder.size() == 0) {
+    io.err << kCommand << ": " << path << " holds no pods\n";
+    return kExitFailure;
+  }
+  sim::RecordWindow window;
+  window.end = recorder.Latest();
+  if (f.window > absl::ZeroDuration()) window.start = window.end - f.window;
+  window.keep_names = f.keep_names;
+  window.gpu_only = f.gpu_only;
+  window.source = std::filesystem::path(path).filename().string();
+  return Finish(recorder.Write(window), f, io);
+}
+
+// Lists and watches pods for `f.window` (or until `stop`), then writes what came and went.
+int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool>& stop) {
+  absl::StatusOr<kube::RestConfig> config =
+      kube::ResolveRestConfig(f.kubeconfig, f.context, kube::ProcessEnv);
+  kube::ClientOptions options;
+  options.qps = f.qps;
+  options.burst = static_cast<int>(f.burst);
+  std::string server = config.ok() ? config->server : "";
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
+      config.ok() ? kube::ApiClient::Create(*std::move(config), io.clock, options)
+                  : config.status();
+  if (!client.ok()) {
+    io.err << kCommand << ": " << client.status().message() << "\n";
+    return kExitFailure;
+  }
+  StreamLogSink log(io.err, absl::StrCat(kCommand, ": "));
+  absl::Mutex mu;
+  sim::TraceRecorder recorder;
+  using Ptr = kube::Informer<SeenPod>::Ptr;
+  kube::Informer<SeenPod>::Handlers handlers;
+  handlers.on_add = [&](const Ptr& p) {
+    absl::MutexLock lock(&mu);
+    recorder.Saw(p->object, io.clock.Now());
+  };
+  handlers.on_update = [&](const Ptr& before, const Ptr& after) {
+    absl::MutexLock lock(&mu);
+    // A relist can show a pod made anew under the same name: the old one went.
+    if (UidOf(before->object) != UidOf(after->object)) {
+      recorder.Gone(before->object, io.clock.Now());
+    }
+    recorder.Saw(after->object, io.clock.Now());
+  };
+  handlers.on_delete = [&](const Ptr& p) {
+    absl::MutexLock lock(&mu);
+    recorder.Gone(p->object, io.clock.Now());
+  };
+  kube::Informer<SeenPod> pods(Keep, std::move(handlers), log);
+  kube::ReflectorOptions reflector_options;
+  reflector_options.log = &log;
+  const std::string path = f.namespace_name.empty()
+                               ? "/api/v1/pods"
+                               : absl::StrCat("/api/v1/namespaces/", f.namespace_name, "/pods");
+  kube::Reflector reflector(**client, path, pods, io.clock, reflector_options);
+  std::atomic<bool> stop_watching{false};
+  const absl::Time start = io.clock.Now();
+  std::thread watcher([&] { reflector.Run(stop_watching); });
+  const auto stop_and_join = [&] {
+    stop_watching = true;
+    watcher.join();
+  };
+  const absl::Time sync_deadline = start + f.sync_timeout;
+  while (!pods.synced() && !stop && io.clock.Now() < sync_deadline) {
+    io.clock.SleepFor(absl::Milliseconds(50));
+  }
+  if (!pods.synced()) {
+    stop_and_join();
+    io.err << kCommand << ": could not list pods from " << server << " within "
+           << absl::FormatDuration(f.sync_timeout) << "\n";
+    return kExitFailure;
+  }
+  io.clock.SleepUnlessStopped(start + f.window - io.clock.Now(), stop);
+  const absl::Time end = io.clock.Now();
+  stop_and_join();
+  sim::RecordWindow window;
+  window.start = start;
+  window.end = end;
+  window.keep_names = f.keep_names;
+  window.gpu_only = f.gpu_only;
+  window.source = server;
+  absl::MutexLock lock(&mu);
+  return Finish(recorder.Write(window), f, io);
+}
+
+std::atomic<bool> signalled{false};
+void OnSignal(int) { signalled = true; }
+
+}  // namespace
+
+int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
+                          const std::atomic<bool>& stop) {
+  RecordFlags f;
+  FlagSet flags{std::string(kCommand)};
+  flags.AddString("kubeconfig", &f.kubeconfig,
+                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
+  flags.AddString("context", &f.context, "kubeconfig context (default: its current-context)");
+  flags.AddString("namespace", &f.namespace_name, "record one namespace (default: all)");
+  flags.AddDuration("for", &f.window,
+                    "how long to record; with --from, the last this long of the dump (default: "
+                    "all of it)");
+  flags.AddString("from", &f.from, "kubectl-json: read the dump FILE instead of a cluster");
+  flags.AddString("out", &f.out, "where the trace goes (- for stdout)");
+  flags.AddBool("keep-names", &f.keep_names, "keep pod names and namespaces in the trace");
+  flags.AddBool("gpu-only", &f.gpu_only, "only pods that ask for GPUs");
+  flags.AddDuration("sync-timeout", &f.sync_timeout, "how long the first list may take");
+  flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
+  flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
+  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
+  if (!rest.ok()) {
+    io.err << rest.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (flags.help()) {
+    io.out << kUsage << "\n\nFlags:\n" << flags.Usage();
+    return kExitOk;
+  }
+  const auto usage_error = [&](absl::string_view what) {
+    io.err << kCommand << ": " << what << "\n";
+    return kExitUsage;
+  };
+  if (f.window < absl::ZeroDuration()) return usage_error("--for must not be negative");
+  if (!f.from.empty()) {
+    if (f.from != "kubectl-json") return usage_error("--from must be kubectl-json");
+    if (rest->size() != 1) return usage_error("--from kubectl-json takes one FILE");
+    return RecordDumpFile(rest->front(), f, io);
+  }
+  if (!rest->empty())
+    return usage_error(absl::StrCat("unexpected argument \"", rest->front(), "\""));
+  if (f.window <= absl::ZeroDuration())
+    return usage_error("--for is required (how long to record)");
+  return RecordLive(f, io, stop);
+}
+
+int RunRecordCommand(const CommandArgs& args, const CommandIo& io) {
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  return RunRecordCommandUntil(args, io, signalled);
+}
+
+}  // namespace gpua

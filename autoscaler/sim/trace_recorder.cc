@@ -1,0 +1,456 @@
+#include "autoscaler/sim/trace_recorder.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "estimator/gpu/gpu_resource.h"
+#include "kubeobjects/api_time.h"
+#include "kubeobjects/pods.h"
+
+namespace gpua::sim {
+namespace {
+
+const nlohmann::json& At(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object()) return kNull;
+    auto it = at->find(key);
+    if (it == at->end()) return kNull;
+    at = &*it;
+  }
+  return *at;
+}
+
+// An API timestamp, or InfinitePast when absent or unreadable.
+absl::Time TimeOf(const nlohmann::json& field) {
+  absl::Time t = absl::InfinitePast();
+  if (field.is_string() && !ParseApiTime(field.get_ref<const std::string&>(), &t)) {
+    return absl::InfinitePast();
+  }
+  return t;
+}
+
+bool Finite(absl::Time t) { return t != absl::InfinitePast() && t != absl::InfiniteFuture(); }
+
+std::string StringAt(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json& v = At(j, path);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+bool Ended(const nlohmann::json& pod) {
+  const std::string phase = StringAt(pod, {"status", "phase"});
+  return phase == "Succeeded" || phase == "Failed";
+}
+
+// When the scheduler bound it: the PodScheduled=True condition, else the kubelet's start.
+absl::Time BoundAt(const nlohmann::json& pod) {
+  for (const nlohmann::json& c : At(pod, {"status", "conditions"})) {
+    if (c.is_object() && c.value("type", "") == "PodScheduled" && c.value("status", "") == "True") {
+      const absl::Time t = TimeOf(At(c, {"lastTransitionTime"}));
+      if (Finite(t)) return t;
+    }
+  }
+  return TimeOf(At(pod, {"status", "startTime"}));
+}
+
+// The last container's end, when every container has ended; InfinitePast otherwise.
+absl::Time ContainersEndedAt(const nlohmann::json& pod) {
+  const nlohmann::json& statuses = At(pod, {"status", "containerStatuses"});
+  if (!statuses.is_array() || statuses.empty()) return absl::InfinitePast();
+  absl::Time last = absl::InfinitePast();
+  for (const nlohmann::json& s : statuses) {
+    const absl::Time t = TimeOf(At(s, {"state", "terminated", "finishedAt"}));
+    if (!Finite(t)) return absl::InfinitePast();
+    last = std::max(last, t);
+  }
+  return last;
+}
+
+// Every time the pod states, for where a dump ends.
+absl::Time LatestStated(const nlohmann::json& pod) {
+  absl::Time latest = std::max(TimeOf(At(pod, {"metadata", "creationTimestamp"})),
+                               TimeOf(At(pod, {"status", "startTime"})));
+  for (const nlohmann::json& f : At(pod, {"metadata", "managedFields"})) {
+    latest = std::max(latest, TimeOf(At(f, {"time"})));
+  }
+  for (const nlohmann::json& c : At(pod, {"status", "conditions"})) {
+    latest = std::max(latest, TimeOf(At(c, {"lastTransitionTime"})));
+  }
+  for (const nlohmann::json& s : At(pod, {"status", "containerStatuses"})) {
+    latest = std::max({latest, TimeOf(At(s, {"state", "running", "startedAt"})),
+                       TimeOf(At(s, {"state", "terminated", "finishedAt"}))});
+  }
+  return latest;
+}
+
+// What the simulated scheduler reads of a pod, and what was dropped because it does not.
+struct Fragment {
+  nlohmann::json pod;
+  bool pod_affinity = false;
+  bool spread = false;
+  bool host_ports = false;
+};
+
+bool KeptAnnotation(const std::string& key) {
+  return absl::StartsWith(key, "gpu-autoscaler.io/") ||
+         absl::StartsWith(key, "cluster-autoscaler.kubernetes.io/");
+}
+
+// Containers by position ("c0", "i1"): their names say nothing the scheduler reads.
+nlohmann::json Containers(const nlohmann::json& list, const char* prefix, bool& host_ports) {
+  nlohmann::json out = nlohmann::json::array();
+  if (!list.is_array()) return out;
+  for (const nlohmann::json& c : list) {
+    nlohmann::json kept = {{"name", absl::StrCat(prefix, out.size())}};
+    for (const char* part : {"requests", "limits"}) {
+      const nlohmann::json& q = At(c, {"resources", part});
+      if (q.is_object() && !q.empty()) kept["resources"][part] = q;
+    }
+    if (const nlohmann::json& restart = At(c, {"restartPolicy"}); restart.is_string()) {
+      kept["restartPolicy"] = restart;  // an init container run as a sidecar
+    }
+    for (const nlohmann::json& port : At(c, {"ports"})) {
+      if (port.is_object() && port.value("hostPort", 0) > 0) host_ports = true;
+    }
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+Fragment SchedulingFragment(const nlohmann::json& pod) {
+  Fragment f;
+  const nlohmann::json& spec = At(pod, {"spec"});
+  nlohmann::json out_spec = {
+      {"containers", Containers(At(spec, {"containers"}), "c", f.host_ports)}};
+  const nlohmann::json init = Containers(At(spec, {"initContainers"}), "i", f.host_ports);
+  if (!init.empty()) out_spec["initContainers"] = init;
+  for (const char* key : {"nodeSelector", "tolerations", "priority", "overhead"}) {
+    const nlohmann::json& v = At(spec, {key});
+    if (!v.is_null() && !(v.is_object() && v.empty()) && !(v.is_array() && v.empty())) {
+      out_spec[key] = v;
+    }
+  }
+  if (const std::string s = StringAt(spec, {"schedulerName"});
+      !s.empty() && s != "default-scheduler") {
+    out_spec["schedulerName"] = s;
+  }
+  const nlohmann::json& affinity = At(spec, {"affinity"});
+  if (const nlohmann::json& node = At(affinity, {"nodeAffinity"}); node.is_object()) {
+    out_spec["affinity"]["nodeAffinity"] = node;
+  }
+  f.pod_affinity =
+      !At(affinity, {"podAffinity"}).is_null() || !At(affinity, {"podAntiAffinity"}).is_null();
+  const nlohmann::json& spread = At(spec, {"topologySpreadConstraints"});
+  f.spread = spread.is_array() && !spread.empty();
+  f.pod["spec"] = std::move(out_spec);
+  for (const auto& [key, value] : At(pod, {"metadata", "annotations"}).items()) {
+    if (KeptAnnotation(key)) f.pod["metadata"]["annotations"][key] = value;
+  }
+  return f;
+}
+
+// A pod the trace will hold.
+struct Recorded {
+  absl::Time created, bound, ended;  // ended: the window's end when still running
+  absl::Time arrival;                // in the window
+  absl::Duration run;                // in the window
+  std::string ns, name;
+  std::string gang;  // namespace/group, empty when none
+  nlohmann::json pod;
+  bool gpu = false;
+};
+
+// One line of the trace: a pod, or a gang's pods of one shape.
+struct Line {
+  absl::Duration at;
+  std::string name, ns;
+  int count = 1;
+  bool gang = false;
+  absl::Duration run;
+  nlohmann::json pod;
+};
+
+std::string Utc(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
+class Writer {
+ public:
+  Writer(const RecordWindow& window, absl::Time start, RecordSummary& summary)
+      : window_(window), summary_(summary) {
+    const absl::CivilDay day = absl::ToCivilDay(start, absl::UTCTimeZone());
+    zero_ = absl::FromCivil(day, absl::UTCTimeZone());
+  }
+  absl::Time zero() const { return zero_; }
+
+  // Pods in arrival order; gang members become their gang's lines at the first of them.
+  std::vector<Line> Lines(std::vector<Recorded> pods) {
+    std::sort(pods.begin(), pods.end(), [](const Recorded& a, const Recorded& b) {
+      return std::tie(a.arrival, a.ns, a.name) < std::tie(b.arrival, b.ns, b.name);
+    });
+    std::map<std::string, std::vector<const Recorded*>> gangs;
+    for (const Recorded& p : pods) {
+      if (!p.gang.empty()) gangs[p.gang].push_back(&p);
+    }
+    std::vector<Line> lines;
+    for (const Recorded& p : pods) {
+      if (p.gang.empty()) {
+        lines.push_back(Single(p));
+      } else if (auto it = gangs.find(p.gang); it != gangs.end()) {
+        AddGang(it->second, lines);
+        gangs.erase(it);
+      }
+    }
+    return lines;
+  }
+
+ private:
+  std::string NameFor(const std::string& ns, const std::string& name, const char* kind) {
+    ++named_;
+    if (!window_.keep_names) return absl::StrCat(kind, "-", named_);
+    // A name may come again (a StatefulSet's pod made anew); a line's name must not.
+    const int seen = ++names_[absl::StrCat(ns, "/", name)];
+    return seen == 1 ? name : absl::StrCat(name, "-", seen);
+  }
+
+  Line Single(const Recorded& p) {
+    Line line{p.arrival - zero_, NameFor(p.ns, p.name, "pod"), p.ns, 1, false, p.run, p.pod};
+    return line;
+  }
+
+  // A gang of one shape is one line with `gang: true`; a gang of several shapes (a launcher
+  // and its workers) is a line per shape, joined by the pod-group annotations.
+  void AddGang(const std::vector<const Recorded*>& members, std::vector<Line>& lines) {
+    ++summary_.gangs;
+    const Recorded& first = *members.front();
+    const std::string group = first.gang.substr(first.gang.find('/') + 1);
+    const std::string name = NameFor(first.ns, group, "gang");
+    std::map<std::string, std::vector<const Recorded*>> by_shape;
+    for (const Recorded* m : members) by_shape[m->pod.dump()].push_back(m);
+    int shape = 0;
+    for (const auto& [key, same] : by_shape) {
+      Line line{first.arrival - zero_,
+                name,
+                first.ns,
+                static_cast<int>(same.size()),
+                by_shape.size() == 1,
+                absl::ZeroDuration(),
+                same.front()->pod};
+      for (const Recorded* m : same) line.run = std::max(line.run, m->run);
+      if (!line.gang) {
+        line.name = absl::StrCat(name, "-", ++shape);
+        nlohmann::json& annotations = line.pod["metadata"]["annotations"];
+        annotations["scheduling.k8s.io/group-name"] = name;
+        annotations["kueue.x-k8s.io/pod-group-total-count"] = absl::StrCat(members.size());
+      }
+      lines.push_back(std::move(line));
+    }
+  }
+
+  const RecordWindow& window_;
+  absl::Time zero_;
+  RecordSummary& summary_;
+  int named_ = 0;
+  std::map<std::string, int> names_;
+};
+
+std::string LineText(const Line& line, bool keep_names) {
+  nlohmann::ordered_json out;
+  out["at"] = FormatTraceDuration(line.at);
+  out["name"] = line.name;
+  if (keep_names) out["namespace"] = line.ns;
+  if (line.count > 1) out["count"] = line.count;
+  if (line.gang) out["gang"] = true;
+  out["runFor"] = FormatTraceDuration(std::max(line.run, absl::Seconds(1)));
+  out["pod"] = nlohmann::ordered_json::parse(line.pod.dump());
+  return out.dump();
+}
+
+std::string Header(const RecordedTrace& t, const RecordWindow& window) {
+  const RecordSummary& s = t.summary;
+  std::vector<std::string> out = {
+      absl::StrCat("# gpu-autoscaler record: pods from ", window.source, ", ", Utc(t.start), " to ",
+                   Utc(t.end), "."),
+      absl::StrCat("# `at` counts from ", Utc(t.zero),
+                   ", so times of day match the cluster's clock in UTC."),
+      absl::StrCat("# ", s.pods, " pods (", s.gpu_pods, " asking for GPUs) in ", s.lines,
+                   " lines, ", s.gangs, " gangs; ", s.still_running,
+                   " still running at the end, cut there."),
+      absl::StrCat("# Left out: ", s.never_bound, " never bound, ", s.ended_before,
+                   " ended before the window, ", s.node_pods, " DaemonSet or static pods, ",
+                   s.not_gpu, " without GPUs, ", s.unreadable, " unreadable."),
+      absl::StrCat("# Dropped, as simulate does not model them: pod affinity from ",
+                   s.pod_affinity_dropped, " pods, topology spread from ", s.spread_dropped,
+                   ", host ports from ", s.host_ports_dropped, "."),
+  };
+  return absl::StrCat(absl::StrJoin(out, "\n"), "\n");
+}
+
+}  // namespace
+
+std::string FormatTraceDuration(absl::Duration d) {
+  return absl::FormatDuration(absl::Trunc(std::max(d, absl::ZeroDuration()), absl::Seconds(1)));
+}
+
+TraceRecorder::Life& TraceRecorder::LifeOf(const nlohmann::json& pod, absl::Time seen) {
+  std::string key = StringAt(pod, {"metadata", "uid"});
+  if (key.empty()) {
+    key = absl::StrCat(StringAt(pod, {"metadata", "namespace"}), "/",
+                       StringAt(pod, {"metadata", "name"}));
+  }
+  Life& life = lives_[key];
+  if (Finite(seen) && !Finite(life.first_seen)) life.first_seen = seen;
+  return life;
+}
+
+void TraceRecorder::Saw(const nlohmann::json& pod, absl::Time seen) {
+  Life& life = LifeOf(pod, seen);
+  life.last = pod;
+  if (!Finite(seen)) return;
+  if (!StringAt(pod, {"spec", "nodeName"}).empty())
+    life.bound_seen = std::min(life.bound_seen, seen);
+  if (Ended(pod)) life.ended_seen = std::min(life.ended_seen, seen);
+}
+
+void TraceRecorder::Gone(const nlohmann::json& pod, absl::Time seen) {
+  Saw(pod, seen);
+  Life& life = LifeOf(pod, seen);
+  life.deleted = true;
+  if (Finite(seen)) life.gone = std::min(life.gone, seen);
+}
+
+absl::Time TraceRecorder::Latest() const {
+  absl::Time latest = absl::InfinitePast();
+  for (const auto& [key, life] : lives_) {
+    latest = std::max(latest, LatestStated(life.last));
+    for (absl::Time seen : {life.first_seen, life.bound_seen, life.ended_seen, life.gone}) {
+      if (Finite(seen)) latest = std::max(latest, seen);
+    }
+  }
+  return latest;
+}
+
+namespace {
+
+struct Times {
+  absl::Time created, bound, ended;  // bound and ended InfiniteFuture when not (yet)
+};
+
+Times TimesOf(const TraceRecorder::Life& life) {
+  Times t;
+  t.created = TimeOf(At(life.last, {"metadata", "creationTimestamp"}));
+  if (!Finite(t.created)) t.created = life.first_seen;
+  t.bound = BoundAt(life.last);
+  if (!Finite(t.bound)) t.bound = life.bound_seen;
+  if (!Finite(t.bound)) t.bound = absl::InfiniteFuture();
+  t.ended = absl::InfiniteFuture();
+  if (Ended(life.last) || life.deleted) {
+    const absl::Time containers = ContainersEndedAt(life.last);
+    const absl::Time deleting = TimeOf(At(life.last, {"metadata", "deletionTimestamp"}));
+    for (absl::Time candidate : {containers, life.ended_seen, life.gone, deleting}) {
+      if (Finite(candidate)) {
+        t.ended = candidate;
+        break;
+      }
+    }
+  }
+  return t;
+}
+
+// The pods that ran before the window's end, and why the others are left out.
+std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life>& lives,
+                                 const RecordWindow& window, RecordSummary& s) {
+  std::vector<Recorded> pods;
+  for (const auto& [key, life] : lives) {
+    const PodSpec spec = DecodePod(life.last);
+    if (!spec.invalid.ok()) {
+      ++s.unreadable;
+      s.problems.push_back(std::string(spec.invalid.message()));
+      continue;
+    }
+    const bool mirror =
+        At(life.last, {"metadata", "annotations"}).contains("kubernetes.io/config.mirror");
+    if (mirror || (spec.owner.has_value() && spec.owner->kind == "DaemonSet")) {
+      ++s.node_pods;
+      continue;
+    }
+    const bool gpu = AsksForGpus(spec.requests);
+    if (window.gpu_only && !gpu) {
+      ++s.not_gpu;
+      continue;
+    }
+    const Times t = TimesOf(life);
+    if (!Finite(t.created) || t.bound > window.end || t.bound >= t.ended) {
+      ++s.never_bound;
+      continue;
+    }
+    if (t.ended > window.end) ++s.still_running;
+    Fragment f = SchedulingFragment(life.last);
+    s.pod_affinity_dropped += f.pod_affinity;
+    s.spread_dropped += f.spread;
+    s.host_ports_dropped += f.host_ports;
+    pods.push_back(Recorded{t.created, t.bound, std::min(t.ended, window.end), t.created,
+                            absl::ZeroDuration(), spec.namespace_name, spec.name,
+                            spec.gang.has_value() ? spec.gang->name : "", std::move(f.pod), gpu});
+  }
+  return pods;
+}
+
+}  // namespace
+
+RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
+  RecordedTrace out;
+  RecordSummary& s = out.summary;
+  std::vector<Recorded> pods = Candidates(lives_, window, s);
+  absl::Time start = window.start;
+  if (!Finite(start)) {
+    start = window.end;
+    for (const Recorded& r : pods) start = std::min(start, r.created);
+  }
+  std::vector<Recorded> kept;
+  for (Recorded& r : pods) {
+    if (r.ended < start) {
+      ++s.ended_before;
+      continue;
+    }
+    // A pod from before the window is there at its start, with what is left of its run.
+    r.arrival = std::max(r.created, start);
+    r.run = r.ended - std::max(r.bound, start);
+    ++s.pods;
+    s.gpu_pods += r.gpu;
+    kept.push_back(std::move(r));
+  }
+  Writer writer(window, start, s);
+  const std::vector<Line> lines = writer.Lines(std::move(kept));
+  s.lines = static_cast<int64_t>(lines.size());
+  out.zero = writer.zero();
+  out.start = start;
+  out.end = window.end;
+  std::string body;
+  for (const Line& line : lines) absl::StrAppend(&body, LineText(line, window.keep_names), "\n");
+  out.text = Header(out, window) + body;
+  return out;
+}
+
+int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder) {
+  int64_t not_pods = 0;
+  for (const nlohmann::json& o : objects) {
+    const bool event = o.is_object() && o.contains("type") && o.contains("object");
+    const nlohmann::json& pod = event ? o["object"] : o;
+    if (!IsPodObject(pod) || !pod.contains("spec")) {
+      ++not_pods;
+    } else if (event && o["type"] == "DELETED") {
+      recorder.Gone(pod, absl::InfinitePast());
+    } else {
+      recorder.Saw(pod, absl::InfinitePast());
+    }
+  }
+  return not_pods;
+}
+
+}  // namespace gpua::sim

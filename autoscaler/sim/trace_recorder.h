@@ -1,0 +1,96 @@
+// What `gpu-autoscaler record` keeps of the pods it sees come and go, and the trace it writes
+// of them for `simulate`: when each arrived (creationTimestamp), how long it ran once bound
+// (from PodScheduled=True to its containers' end, its deletion, or the end of the recording),
+// what the scheduler reads of it (requests, selectors, node affinity, tolerations, priority,
+// the annotations this project reads), and the gangs its PodGroup makes. Names and
+// namespaces are left out unless asked for; labels always are.
+#ifndef GPUA_AUTOSCALER_SIM_TRACE_RECORDER_H_
+#define GPUA_AUTOSCALER_SIM_TRACE_RECORDER_H_
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+
+namespace gpua::sim {
+
+struct RecordWindow {
+  // Pods from before `start` are there at it; pods that ended before it are left out.
+  absl::Time start = absl::InfinitePast();  // InfinitePast: from the first pod's arrival
+  absl::Time end;                           // pods still running are cut here
+  bool keep_names = false;
+  bool gpu_only = false;  // only pods that ask for GPUs of some kind
+  std::string source;     // named in the trace's header ("https://10.0.0.1:6443", "pods.json")
+};
+
+// What was left out or changed, so the person reading the trace knows what it holds.
+struct RecordSummary {
+  int64_t pods = 0;  // in the trace
+  int64_t gpu_pods = 0;
+  int64_t lines = 0;
+  int64_t gangs = 0;
+  int64_t still_running = 0;  // cut at the end of the window
+  int64_t never_bound = 0;    // left out: no run time to give them
+  int64_t ended_before = 0;   // left out: ended before the window
+  int64_t node_pods = 0;      // left out: DaemonSet and static pods come with their nodes
+  int64_t not_gpu = 0;        // left out with gpu_only
+  int64_t unreadable = 0;     // left out; each is in `problems`
+  // Dropped from pods that had them: `simulate` does not model rules between pods.
+  int64_t pod_affinity_dropped = 0;
+  int64_t spread_dropped = 0;
+  int64_t host_ports_dropped = 0;
+  std::vector<std::string> problems;  // "Pod ns/name: field: what"
+};
+
+struct RecordedTrace {
+  std::string text;  // the trace: a header of `#` comments, then one arrival per line
+  absl::Time zero;   // what `at` counts from: 00:00 UTC of the window's first day
+  absl::Time start, end;
+  RecordSummary summary;
+};
+
+class TraceRecorder {
+ public:
+  // A pod as listed or watched at `seen` (InfinitePast when not known, as in a dump).
+  void Saw(const nlohmann::json& pod, absl::Time seen);
+  // A pod deleted, or gone from a relist, at `seen` (InfinitePast when not known).
+  void Gone(const nlohmann::json& pod, absl::Time seen);
+
+  // The latest time any pod says something happened (created, bound, ended, deleted): where
+  // a dump ends.
+  absl::Time Latest() const;
+  size_t size() const { return lives_.size(); }
+
+  RecordedTrace Write(const RecordWindow& window) const;
+
+  // What is known of one pod.
+  struct Life {
+    nlohmann::json last;  // the pod as last seen
+    absl::Time first_seen = absl::InfinitePast();
+    absl::Time bound_seen = absl::InfiniteFuture();  // first seen with a node
+    absl::Time ended_seen = absl::InfiniteFuture();  // first seen Succeeded or Failed
+    absl::Time gone = absl::InfiniteFuture();
+    bool deleted = false;
+  };
+
+ private:
+  Life& LifeOf(const nlohmann::json& pod, absl::Time seen);
+
+  std::map<std::string, Life> lives_;  // by uid (namespace/name when it has none)
+};
+
+// Feeds the objects of a kubectl dump to `recorder`: `kubectl get pods -o json` (a List),
+// with `--watch` (one Pod after another) or `--output-watch-events` ({"type", "object"}, where
+// DELETED says the pod went). Times come from the pods themselves. Returns how many objects
+// were not pods (left out).
+int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder);
+
+// A trace duration at second precision, as the trace reader reads it ("26h3m10s", "0").
+std::string FormatTraceDuration(absl::Duration d);
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_TRACE_RECORDER_H_

@@ -1,0 +1,207 @@
+// `gpu-autoscaler record` against the fake API server (a watch cut mid-event, a compacted
+// resourceVersion, a pod deleted while the watch was down) and from kubectl dumps.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "autoscaler/cli/record_command.h"
+#include "autoscaler/sim/trace.h"
+#include "base/file.h"
+#include "tests/support/config_files.h"
+#include "tests/support/eventually.h"
+#include "tests/support/fake_api_server.h"
+#include "tests/support/run_command.h"
+
+namespace gpua {
+namespace {
+
+using testing::Eventually;
+using testing::FakeApiServer;
+
+std::string ApiTime(absl::Time t) {
+  return absl::FormatTime(absl::RFC3339_sec, t, absl::UTCTimeZone());
+}
+
+nlohmann::json GpuPod(const std::string& name, absl::Time created) {
+  return {{"metadata",
+           {{"name", name},
+            {"namespace", "ml"},
+            {"uid", "uid-" + name},
+            {"creationTimestamp", ApiTime(created)}}},
+          {"spec",
+           {{"containers",
+             {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+void Bind(nlohmann::json& pod, absl::Time at) {
+  pod["spec"]["nodeName"] = "gpu-1";
+  pod["status"]["phase"] = "Running";
+  pod["status"]["conditions"] = {
+      {{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", ApiTime(at)}}};
+}
+
+std::map<std::string, nlohmann::json> LinesByName(const std::string& text) {
+  std::map<std::string, nlohmann::json> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    nlohmann::json j = nlohmann::json::parse(line);
+    out[j["name"].get<std::string>()] = j;
+  }
+  return out;
+}
+
+TEST_CASE(
+    "record loses no pod to a watch cut mid-event or a compacted resourceVersion, and a "
+    "pod deleted while the watch was down ends there",
+    "[kube][record]") {
+  FakeApiServer server;
+  server.SetBookmarkInterval(std::chrono::hours(1));  // the cut falls in a pod's event
+  const absl::Time long_ago = absl::Now() - absl::Hours(1);
+  nlohmann::json before = GpuPod("before", long_ago);
+  Bind(before, long_ago);
+  server.Upsert("pods", before);
+  nlohmann::json daemon = GpuPod("dcgm", long_ago);
+  daemon["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                            {"kind", "DaemonSet"},
+                                            {"name", "dcgm"},
+                                            {"uid", "d"},
+                                            {"controller", true}}};
+  Bind(daemon, long_ago);
+  server.Upsert("pods", daemon);
+  server.CutNextWatchAfter(60);
+
+  const std::string out = (std::filesystem::temp_directory_path() / "gpua-record-1.jsonl").string();
+  std::ostringstream stdout_text, stderr_text;
+  int rc = -1;
+  std::thread recorder([&] {
+    rc = testing::RunCommand(RunRecordCommand,
+                             {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-1"),
+                              "--for", "5s", "--out", out, "--keep-names"},
+                             stdout_text, stderr_text);
+  });
+  REQUIRE(Eventually([&] { return server.requests() >= 2; }));  // listed, watching
+  absl::SleepFor(absl::Milliseconds(200));
+  // The watch after the cut waits a while for its answer; meanwhile `before` is deleted and
+  // the events are forgotten, so it gets 410 and only the relist can tell.
+  server.StallNext(1, absl::Milliseconds(700));
+  // In whole seconds, as the API writes times, and after the recording began.
+  const absl::Time now = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) + 1);
+  nlohmann::json job = GpuPod("job-1", now);
+  server.Upsert("pods", job);  // cut mid-event
+  absl::SleepFor(absl::Milliseconds(100));
+  server.Delete("pods", "ml", "before");
+  Bind(job, now);
+  server.Upsert("pods", job);
+  server.Compact();
+  absl::SleepFor(absl::Milliseconds(1200));
+  job["status"]["phase"] = "Succeeded";
+  job["status"]["containerStatuses"] = {
+      {{"name", "c"},
+       {"state", {{"terminated", {{"finishedAt", ApiTime(now + absl::Seconds(2))}}}}}}};
+  server.Upsert("pods", job);
+  recorder.join();
+  INFO(stderr_text.str());
+  REQUIRE(rc == 0);
+  absl::StatusOr<std::string> text = ReadFile(out);
+  REQUIRE(text.ok());
+  INFO(*text);
+  const auto lines = LinesByName(*text);
+  REQUIRE(lines.size() == 2);
+  REQUIRE(lines.count("before") == 1);
+  REQUIRE(lines.count("job-1") == 1);
+  CHECK(lines.at("job-1")["runFor"] == "2s");
+  CHECK(lines.at("job-1")["namespace"] == "ml");
+  // There from the start, gone within the recording: cut by its deletion, not the end.
+  absl::StatusOr<absl::Duration> before_ran =
+      sim::ParseTraceDuration(lines.at("before")["runFor"].get<std::string>());
+  REQUIRE(before_ran.ok());
+  CHECK(*before_ran <= absl::Seconds(3));
+  CHECK(absl::StrContains(*text, "1 DaemonSet or static pods"));
+  CHECK(sim::ParseTrace(*text, out, ".").ok());
+  CHECK(absl::StrContains(stderr_text.str(), "2 pods (2 asking for GPUs) in 2 lines"));
+  CHECK(absl::StrContains(stderr_text.str(), "listing again"));  // the 410 was met
+}
+
+TEST_CASE("record --from kubectl-json reads a dump of one pod after another, without names",
+          "[record]") {
+  const absl::Time t =
+      absl::FromCivil(absl::CivilSecond(2026, 12, 1, 9, 0, 0), absl::UTCTimeZone());
+  nlohmann::json a = GpuPod("resnet-a", t);
+  Bind(a, t + absl::Minutes(3));
+  nlohmann::json b = GpuPod("resnet-b", t + absl::Hours(1));
+  Bind(b, t + absl::Hours(1));
+  b["status"]["phase"] = "Succeeded";
+  b["status"]["containerStatuses"] = {
+      {{"name", "c"}, {"state", {{"terminated", {{"finishedAt", ApiTime(t + absl::Hours(3))}}}}}}};
+  const auto dump = std::filesystem::temp_directory_path() / "gpua-record-dump.json";
+  std::ofstream(dump) << a.dump(2) << "\n" << b.dump(2) << "\n";
+  std::ostringstream out, err;
+  const int rc =
+      testing::RunCommand(RunRecordCommand, {"--from", "kubectl-json", dump.string()}, out, err);
+  INFO(err.str());
+  REQUIRE(rc == 0);
+  const auto lines = LinesByName(out.str());
+  REQUIRE(lines.size() == 2);
+  CHECK(lines.at("pod-1")["at"] == "9h");
+  // Still running when the dump was taken (its last timestamp, b's end): cut there.
+  CHECK(lines.at("pod-1")["runFor"] == "2h57m");
+  CHECK(lines.at("pod-2")["runFor"] == "2h");
+  CHECK_FALSE(absl::StrContains(out.str(), "resnet"));
+}
+
+TEST_CASE("record refuses what it cannot do, naming the flag or the file", "[record]") {
+  const auto run = [](const CommandArgs& args, std::string* err_text) {
+    std::ostringstream out, err;
+    const int rc = testing::RunCommand(RunRecordCommand, args, out, err);
+    *err_text = err.str();
+    return rc;
+  };
+  std::string err;
+  CHECK(run({}, &err) == kExitUsage);
+  CHECK(absl::StrContains(err, "--for is required"));
+  CHECK(run({"--from", "csv", "x"}, &err) == kExitUsage);
+  CHECK(absl::StrContains(err, "--from must be kubectl-json"));
+  CHECK(run({"--from", "kubectl-json"}, &err) == kExitUsage);
+  CHECK(absl::StrContains(err, "takes one FILE"));
+  CHECK(run({"--for", "-1h", "--from", "kubectl-json", "x"}, &err) == kExitUsage);
+  const auto broken = std::filesystem::temp_directory_path() / "gpua-record-broken.json";
+  std::ofstream(broken) << "{\"kind\": \"Pod\"}\n{\"kind\": Pod}\n";
+  CHECK(run({"--from", "kubectl-json", broken.string()}, &err) == kExitFailure);
+  CHECK(absl::StrContains(err, "gpua-record-broken.json: invalid JSON in document 2"));
+  const auto nodes = std::filesystem::temp_directory_path() / "gpua-record-nodes.json";
+  std::ofstream(nodes)
+      << R"({"kind": "NodeList", "items": [{"kind": "Node", "metadata": {"name": "n"}}]})";
+  CHECK(run({"--from", "kubectl-json", nodes.string()}, &err) == kExitFailure);
+  CHECK(absl::StrContains(err, "1 objects are not pods"));
+  CHECK(absl::StrContains(err, "holds no pods"));
+}
+
+TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube][record]") {
+  FakeApiServer server;
+  nlohmann::json pod = GpuPod("early", absl::Now());
+  Bind(pod, absl::Now());
+  server.Upsert("pods", pod);
+  std::atomic<bool> stop{false};
+  std::ostringstream out, err;
+  RealClock clock;
+  int rc = -1;
+  std::thread recorder([&] {
+    rc = RunRecordCommandUntil(
+        {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-2"), "--for", "1h"},
+        {out, err, clock}, stop);
+  });
+  REQUIRE(Eventually([&] { return server.requests() >= 2; }));
+  stop = true;
+  recorder.join();
+  INFO(err.str());
+  CHECK(rc == 0);
+  CHECK(LinesByName(out.str()).size() == 1);
+}
+
+}  // namespace
+}  // namespace gpua

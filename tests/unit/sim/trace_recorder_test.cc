@@ -1,0 +1,300 @@
+// `gpu-autoscaler record`'s core: the pods seen come and go become trace lines that
+// `simulate` reads back, with what was left out said.
+#include "autoscaler/sim/trace_recorder.h"
+
+#include <catch2/catch.hpp>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "autoscaler/sim/trace.h"
+#include "kubeobjects/api_time.h"
+
+namespace gpua::sim {
+namespace {
+
+absl::Time Utc(const char* text) {
+  absl::Time t;
+  REQUIRE(ParseApiTime(text, &t));
+  return t;
+}
+
+// A pod asking for `gpus` GPUs, created, bound and ended at the times given ("" for not).
+nlohmann::json Pod(const std::string& name, const std::string& created, const std::string& bound,
+                   const std::string& ended, int gpus = 1) {
+  nlohmann::json pod = {
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", "research"},
+        {"uid", "uid-" + name},
+        {"creationTimestamp", created},
+        {"labels", {{"team", "vision"}}},
+        {"annotations",
+         {{"gpu-autoscaler.io/cuda-version", "12.2"}, {"owner-email", "someone@example.com"}}}}},
+      {"spec",
+       {{"containers",
+         {{{"name", "trainer"},
+           {"image", "registry.example.com/vision/train:7"},
+           {"resources",
+            {{"requests", {{"nvidia.com/gpu", std::to_string(gpus)}, {"cpu", "8"}}}}}}}},
+        {"tolerations", {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}}}}},
+      {"status", {{"phase", "Pending"}}}};
+  if (!bound.empty()) {
+    pod["spec"]["nodeName"] = "node-1";
+    pod["status"]["phase"] = "Running";
+    pod["status"]["conditions"] = {
+        {{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", bound}}};
+  }
+  if (!ended.empty()) {
+    pod["status"]["phase"] = "Succeeded";
+    pod["status"]["containerStatuses"] = {
+        {{"name", "trainer"}, {"state", {{"terminated", {{"finishedAt", ended}}}}}}};
+  }
+  return pod;
+}
+
+RecordWindow Window(const char* start, const char* end) {
+  RecordWindow w;
+  w.start = Utc(start);
+  w.end = Utc(end);
+  w.source = "test";
+  return w;
+}
+
+std::vector<nlohmann::json> Lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    if (!absl::StartsWith(line, "#")) out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
+Trace ReadBack(const RecordedTrace& recorded) {
+  absl::StatusOr<Trace> trace = ParseTrace(recorded.text, "recorded", ".");
+  INFO(recorded.text);
+  INFO((trace.ok() ? "" : std::string(trace.status().message())));
+  REQUIRE(trace.ok());
+  return *std::move(trace);
+}
+
+TEST_CASE(
+    "a pod that ran in the window is one line, arriving at its time since midnight UTC, "
+    "running from binding to its containers' end, with none of its names or labels",
+    "[record]") {
+  TraceRecorder recorder;
+  recorder.Saw(
+      Pod("resnet-7", "2026-12-01T10:00:00Z", "2026-12-01T10:02:00Z", "2026-12-01T14:02:00Z", 8),
+      Utc("2026-12-01T14:03:00Z"));
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T09:30:00Z", "2026-12-01T20:00:00Z"));
+  CHECK(recorded.zero == Utc("2026-12-01T00:00:00Z"));
+  const std::vector<nlohmann::json> lines = Lines(recorded.text);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0]["at"] == "10h");
+  CHECK(lines[0]["runFor"] == "4h");
+  CHECK(lines[0]["name"] == "pod-1");
+  CHECK_FALSE(lines[0].contains("namespace"));
+  const nlohmann::json& pod = lines[0]["pod"];
+  CHECK(pod["metadata"]["annotations"] ==
+        nlohmann::json{{"gpu-autoscaler.io/cuda-version", "12.2"}});
+  CHECK_FALSE(pod["metadata"].contains("labels"));
+  CHECK(pod["spec"]["containers"][0] ==
+        nlohmann::json{{"name", "c0"},
+                       {"resources", {{"requests", {{"nvidia.com/gpu", "8"}, {"cpu", "8"}}}}}});
+  CHECK_FALSE(absl::StrContains(recorded.text, "resnet"));
+  CHECK_FALSE(absl::StrContains(recorded.text, "research"));
+  CHECK_FALSE(absl::StrContains(recorded.text, "registry.example.com"));
+  CHECK_FALSE(absl::StrContains(recorded.text, "someone@example.com"));
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 1);
+  CHECK(trace.arrivals[0].at == absl::Hours(10));
+  CHECK(trace.arrivals[0].run_for == absl::Hours(4));
+  CHECK(trace.arrivals[0].gpu);
+  CHECK(recorded.summary.pods == 1);
+  CHECK(recorded.summary.gpu_pods == 1);
+}
+
+TEST_CASE(
+    "a pod from before the window is there at its start with what is left of its run, one "
+    "still running is cut at the end, and one that ended before is left out",
+    "[record]") {
+  TraceRecorder recorder;
+  const absl::Time seen = Utc("2026-12-02T06:00:00Z");
+  recorder.Saw(Pod("early", "2026-12-01T22:00:00Z", "2026-12-01T22:00:30Z", "2026-12-02T08:00:00Z"),
+               seen);
+  recorder.Saw(Pod("late", "2026-12-02T11:00:00Z", "2026-12-02T11:10:00Z", ""), seen);
+  recorder.Saw(Pod("gone", "2026-12-01T20:00:00Z", "2026-12-01T20:01:00Z", "2026-12-01T23:00:00Z"),
+               seen);
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-02T06:00:00Z", "2026-12-02T12:00:00Z"));
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 2);
+  CHECK(trace.arrivals[0].at == absl::Hours(6));
+  CHECK(trace.arrivals[0].run_for == absl::Hours(2));
+  CHECK(trace.arrivals[1].at == absl::Hours(11));
+  CHECK(trace.arrivals[1].run_for == absl::Minutes(50));
+  CHECK(recorded.summary.still_running == 1);
+  CHECK(recorded.summary.ended_before == 1);
+  CHECK(absl::StrContains(recorded.text, "1 still running at the end, cut there"));
+}
+
+TEST_CASE(
+    "a PodGroup's pods of one shape are one gang line, and a launcher with its workers are "
+    "lines joined by the pod-group annotations, read back as one gang",
+    "[record]") {
+  TraceRecorder recorder;
+  const absl::Time seen = Utc("2026-12-01T12:00:00Z");
+  for (int i = 0; i < 4; ++i) {
+    nlohmann::json worker = Pod("llm-" + std::to_string(i), "2026-12-01T01:00:00Z",
+                                "2026-12-01T01:20:00Z", "2026-12-01T09:20:00Z", 8);
+    worker["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = "llm";
+    recorder.Saw(worker, seen);
+  }
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json member = Pod("mpi-" + std::to_string(i), "2026-12-01T02:00:00Z",
+                                "2026-12-01T02:05:00Z", "2026-12-01T03:05:00Z", i == 0 ? 0 : 4);
+    member["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = "mpi";
+    recorder.Saw(member, seen);
+  }
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T00:00:00Z", "2026-12-01T12:00:00Z"));
+  const std::vector<nlohmann::json> lines = Lines(recorded.text);
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[0]["name"] == "gang-1");
+  CHECK(lines[0]["count"] == 4);
+  CHECK(lines[0]["gang"] == true);
+  CHECK(lines[0]["runFor"] == "8h");
+  CHECK(recorded.summary.gangs == 2);
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 3);
+  CHECK(trace.arrivals[0].shape->spec.gang->min_member == 4);
+  // The launcher (no GPU) and the workers: two lines, one gang of three.
+  const GangRef& a = *trace.arrivals[1].shape->spec.gang;
+  const GangRef& b = *trace.arrivals[2].shape->spec.gang;
+  CHECK(a.name == b.name);
+  CHECK(a.min_member == 3);
+  CHECK(b.min_member == 3);
+  CHECK(trace.arrivals[1].count + trace.arrivals[2].count == 3);
+}
+
+TEST_CASE(
+    "DaemonSet, static, never-bound and unreadable pods are left out and said, and rules "
+    "between pods are dropped and counted, so the trace still reads back",
+    "[record]") {
+  TraceRecorder recorder;
+  const absl::Time seen = Utc("2026-12-01T12:00:00Z");
+  nlohmann::json daemon = Pod("dcgm", "2026-12-01T00:00:00Z", "2026-12-01T00:00:01Z", "");
+  daemon["metadata"]["ownerReferences"] = {{{"apiVersion", "apps/v1"},
+                                            {"kind", "DaemonSet"},
+                                            {"name", "dcgm"},
+                                            {"uid", "d"},
+                                            {"controller", true}}};
+  recorder.Saw(daemon, seen);
+  nlohmann::json mirror = Pod("etcd", "2026-12-01T00:00:00Z", "2026-12-01T00:00:01Z", "");
+  mirror["metadata"]["annotations"]["kubernetes.io/config.mirror"] = "abc";
+  recorder.Saw(mirror, seen);
+  recorder.Saw(Pod("waiting", "2026-12-01T03:00:00Z", "", ""), seen);
+  nlohmann::json bad = Pod("bad", "2026-12-01T03:00:00Z", "2026-12-01T03:00:01Z", "");
+  bad["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "lots";
+  recorder.Saw(bad, seen);
+  nlohmann::json social = Pod("social", "2026-12-01T04:00:00Z", "2026-12-01T04:00:10Z", "");
+  social["spec"]["affinity"]["podAntiAffinity"] = {
+      {"requiredDuringSchedulingIgnoredDuringExecution",
+       {{{"topologyKey", "kubernetes.io/hostname"},
+         {"labelSelector", {{"matchLabels", {{"app", "x"}}}}}}}}};
+  social["spec"]["topologySpreadConstraints"] = {
+      {{"maxSkew", 1},
+       {"topologyKey", "zone"},
+       {"whenUnsatisfiable", "DoNotSchedule"},
+       {"labelSelector", {{"matchLabels", {{"app", "x"}}}}}}};
+  social["spec"]["containers"][0]["ports"] = {{{"containerPort", 80}, {"hostPort", 8080}}};
+  social["spec"]["affinity"]["nodeAffinity"] = {
+      {"requiredDuringSchedulingIgnoredDuringExecution",
+       {{"nodeSelectorTerms",
+         {{{"matchExpressions", {{{"key", "gpu"}, {"operator", "In"}, {"values", {"a100"}}}}}}}}}}};
+  recorder.Saw(social, seen);
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T00:00:00Z", "2026-12-01T12:00:00Z"));
+  const RecordSummary& s = recorded.summary;
+  CHECK(s.node_pods == 2);
+  CHECK(s.never_bound == 1);
+  CHECK(s.unreadable == 1);
+  REQUIRE(s.problems.size() == 1);
+  CHECK(absl::StrContains(s.problems[0], "research/bad"));
+  CHECK(absl::StrContains(s.problems[0], "spec.containers[0].resources.requests"));
+  CHECK(s.pod_affinity_dropped == 1);
+  CHECK(s.spread_dropped == 1);
+  CHECK(s.host_ports_dropped == 1);
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 1);
+  // Node affinity is what the scheduler reads of nodes: it stays.
+  CHECK(trace.arrivals[0].shape->spec.required_node_affinity.has_value());
+}
+
+TEST_CASE(
+    "with keep_names the lines keep pod names and namespaces, and a name that comes again "
+    "is told apart",
+    "[record]") {
+  TraceRecorder recorder;
+  const absl::Time seen = Utc("2026-12-01T12:00:00Z");
+  nlohmann::json first =
+      Pod("web-0", "2026-12-01T01:00:00Z", "2026-12-01T01:00:05Z", "2026-12-01T02:00:00Z");
+  nlohmann::json again =
+      Pod("web-0", "2026-12-01T03:00:00Z", "2026-12-01T03:00:05Z", "2026-12-01T04:00:00Z");
+  again["metadata"]["uid"] = "uid-web-0-again";
+  recorder.Saw(first, seen);
+  recorder.Saw(again, seen);
+  RecordWindow window = Window("2026-12-01T00:00:00Z", "2026-12-01T12:00:00Z");
+  window.keep_names = true;
+  const std::vector<nlohmann::json> lines = Lines(recorder.Write(window).text);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0]["name"] == "web-0");
+  CHECK(lines[0]["namespace"] == "research");
+  CHECK(lines[1]["name"] == "web-0-2");
+}
+
+TEST_CASE(
+    "times the pod does not state come from the watch, bound when first seen on a node "
+    "and ended when deleted",
+    "[record]") {
+  TraceRecorder recorder;
+  nlohmann::json pod = Pod("quiet", "2026-12-01T05:00:00Z", "", "");
+  recorder.Saw(pod, Utc("2026-12-01T05:00:00Z"));
+  pod["spec"]["nodeName"] = "node-2";
+  recorder.Saw(pod, Utc("2026-12-01T05:03:00Z"));
+  recorder.Saw(pod, Utc("2026-12-01T05:30:00Z"));
+  recorder.Gone(pod, Utc("2026-12-01T06:03:00Z"));
+  const Trace trace =
+      ReadBack(recorder.Write(Window("2026-12-01T00:00:00Z", "2026-12-01T12:00:00Z")));
+  REQUIRE(trace.arrivals.size() == 1);
+  CHECK(trace.arrivals[0].at == absl::Hours(5));
+  CHECK(trace.arrivals[0].run_for == absl::Hours(1));
+}
+
+TEST_CASE(
+    "a kubectl dump of watch events ends at its latest timestamp, DELETED says the pod "
+    "went, and objects that are not pods are counted",
+    "[record]") {
+  nlohmann::json ran = Pod("a", "2026-12-01T01:00:00Z", "2026-12-01T01:01:00Z", "");
+  ran["metadata"]["deletionTimestamp"] = "2026-12-01T03:01:00Z";
+  const std::vector<nlohmann::json> objects = {
+      {{"type", "ADDED"}, {"object", Pod("a", "2026-12-01T01:00:00Z", "", "")}},
+      {{"type", "DELETED"}, {"object", ran}},
+      Pod("b", "2026-12-01T02:00:00Z", "2026-12-01T02:00:10Z", "2026-12-01T05:00:10Z"),
+      {{"kind", "Node"}, {"metadata", {{"name", "n"}}}},
+  };
+  TraceRecorder recorder;
+  CHECK(RecordDump(objects, recorder) == 1);
+  CHECK(recorder.Latest() == Utc("2026-12-01T05:00:10Z"));
+  RecordWindow window;
+  window.end = recorder.Latest();
+  const RecordedTrace recorded = recorder.Write(window);
+  CHECK(recorded.start == Utc("2026-12-01T01:00:00Z"));
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 2);
+  CHECK(trace.arrivals[0].run_for == absl::Hours(2));
+  CHECK(trace.arrivals[1].run_for == absl::Hours(3));
+}
+
+}  // namespace
+}  // namespace gpua::sim
