@@ -42,15 +42,15 @@ struct RecordFlags {
   int64_t burst = 30;
 };
 
-// A pod as the informer lends it, kept whole: the recorder needs more of it than a decoded
-// PodObject holds.
+// A pod as the informer lends it, kept as a document (slimmed as the recorder keeps it): the
+// recorder needs more of it than a decoded PodObject holds.
 struct SeenPod {
   nlohmann::json object;
   std::string resource_version;
 };
 
 absl::StatusOr<SeenPod> Keep(const JsonReader& o) {
-  SeenPod pod{o.ToJson(), ""};
+  SeenPod pod{sim::SlimPod(o.ToJson()), ""};
   GPUA_ASSIGN_OR_RETURN(pod.resource_version,
                         o.Field("metadata").Field("resourceVersion").String());
   return pod;

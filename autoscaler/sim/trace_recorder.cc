@@ -308,9 +308,34 @@ TraceRecorder::Life& TraceRecorder::LifeOf(const nlohmann::json& pod, absl::Time
   return life;
 }
 
+nlohmann::json SlimPod(const nlohmann::json& pod) {
+  if (!pod.is_object()) return pod;
+  nlohmann::json slim = pod;
+  if (auto meta = slim.find("metadata"); meta != slim.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+  if (auto spec = slim.find("spec"); spec != slim.end() && spec->is_object()) {
+    spec->erase("volumes");
+    for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
+      auto containers = spec->find(list);
+      if (containers == spec->end() || !containers->is_array()) continue;
+      for (nlohmann::json& c : *containers) {
+        if (!c.is_object()) continue;
+        nlohmann::json kept = nlohmann::json::object();
+        for (const char* key : {"name", "resources", "ports", "restartPolicy"}) {
+          if (c.contains(key)) kept[key] = std::move(c[key]);
+        }
+        c = std::move(kept);
+      }
+    }
+  }
+  return slim;
+}
+
 void TraceRecorder::Saw(const nlohmann::json& pod, absl::Time seen) {
   Life& life = LifeOf(pod, seen);
-  life.last = pod;
+  life.stated = std::max(life.stated, LatestStated(pod));
+  life.last = SlimPod(pod);
   if (!Finite(seen)) return;
   if (!StringAt(pod, {"spec", "nodeName"}).empty())
     life.bound_seen = std::min(life.bound_seen, seen);
@@ -327,7 +352,7 @@ void TraceRecorder::Gone(const nlohmann::json& pod, absl::Time seen) {
 absl::Time TraceRecorder::Latest() const {
   absl::Time latest = absl::InfinitePast();
   for (const auto& [key, life] : lives_) {
-    latest = std::max(latest, LatestStated(life.last));
+    latest = std::max(latest, life.stated);
     for (absl::Time seen : {life.first_seen, life.bound_seen, life.ended_seen, life.gone}) {
       if (Finite(seen)) latest = std::max(latest, seen);
     }

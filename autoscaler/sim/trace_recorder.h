@@ -74,6 +74,7 @@ class TraceRecorder {
     absl::Time ended_seen = absl::InfiniteFuture();  // first seen Succeeded or Failed
     absl::Time gone = absl::InfiniteFuture();
     bool deleted = false;
+    absl::Time stated = absl::InfinitePast();  // the latest time any version of it stated
   };
 
  private:
@@ -87,6 +88,11 @@ class TraceRecorder {
 // DELETED says the pod went). Times come from the pods themselves. Returns how many objects
 // were not pods (left out).
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder);
+
+// What the recorder keeps of a pod: what the scheduler reads, its times and its owners, with
+// managedFields, volumes and the containers' images, commands and environment left behind
+// (most of a pod's bytes, and none of them needed to replay it).
+nlohmann::json SlimPod(const nlohmann::json& pod);
 
 // A trace duration at second precision, as the trace reader reads it ("26h3m10s", "0").
 std::string FormatTraceDuration(absl::Duration d);

@@ -2,9 +2,8 @@
 // CapacityBuffers and the PodTemplates they name, which the simulated cluster serves so that
 // the controller keeps them exactly as it would a user's. A node's worth is one placeholder
 // per unit the group's nodes advertise (a whole GPU, a time-slice or MPS share, a MIG device of
-// the group's layout with the most kinds of device, or for a group without GPUs its whole cpu
-// and memory), each
-// pinned to the group by its template's labels and tolerating its taints.
+// the first layout the group lists, or for a group without GPUs its whole cpu and memory),
+// each pinned to the group by its template's labels and tolerating its taints.
 #ifndef GPUA_AUTOSCALER_SIM_WARM_BUFFERS_H_
 #define GPUA_AUTOSCALER_SIM_WARM_BUFFERS_H_
 

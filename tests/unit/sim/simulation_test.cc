@@ -10,7 +10,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "autoscaler/sim/result_json.h"
+#include "autoscaler/sim/warm_buffers.h"
 #include "cloudproviders/node_group_file.h"
+#include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua::sim {
 namespace {
@@ -592,6 +594,35 @@ TEST_CASE("a node-group file's warm section is read, and a wrong one named", "[s
     CHECK_THAT(std::string(parsed.status().message()),
                Catch::Contains("node group h100") && Catch::Contains("warm"));
   }
+}
+
+TEST_CASE("a warm MIG node is held in the first layout its group lists", "[sim][warm]") {
+  auto groups = ParseNodeGroupFile(R"(nodeGroups:
+- id: h100-mig
+  maxSize: 2
+  template:
+    metadata:
+      labels:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+        nvidia.com/gpu.count: "8"
+        nvidia.com/mig.strategy: mixed
+      annotations:
+        gpu-autoscaler.io/mig-layouts: all-1g.10gb,all-balanced
+    status: {allocatable: {cpu: "190"}}
+  warm: {nodes: 1}
+)",
+                                   "g");
+  REQUIRE(groups.ok());
+  const NodeTemplate& t = groups->front().spec.node_template;
+  auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, "h100-mig");
+  REQUIRE(gpus.ok());
+  REQUIRE(gpus->has_value());
+  const WarmObjects warm = WarmBuffersOf(groups->front(), *gpus);
+  // all-1g, listed first, offers one kind of device (56 of them); all-balanced would offer three.
+  REQUIRE(warm.templates.size() == 1);
+  CHECK(warm.templates[0]->name == "warm-h100-mig-nvidia-com-mig-1g-10gb");
+  REQUIRE(warm.buffers.size() == 1);
+  CHECK(warm.buffers[0]->replicas == 56);
 }
 
 }  // namespace

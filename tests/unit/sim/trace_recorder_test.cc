@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "autoscaler/sim/trace.h"
 #include "kubeobjects/api_time.h"
+#include "kubeobjects/pods.h"
 
 namespace gpua::sim {
 namespace {
@@ -294,6 +295,33 @@ TEST_CASE(
   REQUIRE(trace.arrivals.size() == 2);
   CHECK(trace.arrivals[0].run_for == absl::Hours(2));
   CHECK(trace.arrivals[1].run_for == absl::Hours(3));
+}
+
+TEST_CASE("the recorder keeps a slim pod that the scheduler reads the same as the whole one",
+          "[record]") {
+  nlohmann::json pod = Pod("big", "2026-12-01T01:00:00Z", "2026-12-01T01:00:05Z", "");
+  pod["metadata"]["managedFields"] = {
+      {{"manager", "kubelet"}, {"time", "2026-12-01T07:00:00Z"}, {"fieldsV1", {{"f:status", {}}}}}};
+  nlohmann::json& c = pod["spec"]["containers"][0];
+  c["env"] = {{{"name", "TOKEN"}, {"value", "secret"}}};
+  c["command"] = {"python", "train.py"};
+  c["ports"] = {{{"containerPort", 80}, {"hostPort", 8080}}};
+  pod["spec"]["volumes"] = {{{"name", "data"}, {"emptyDir", nlohmann::json::object()}}};
+  const nlohmann::json slim = SlimPod(pod);
+  CHECK_FALSE(slim["metadata"].contains("managedFields"));
+  CHECK_FALSE(slim["spec"].contains("volumes"));
+  CHECK(slim["spec"]["containers"][0] ==
+        nlohmann::json{{"name", "trainer"}, {"resources", c["resources"]}, {"ports", c["ports"]}});
+  const PodSpec whole = DecodePod(pod);
+  const PodSpec kept = DecodePod(slim);
+  CHECK(kept.requests == whole.requests);
+  CHECK(kept.host_ports.size() == whole.host_ports.size());
+  CHECK(kept.tolerations.size() == whole.tolerations.size());
+  CHECK(kept.cuda_version == whole.cuda_version);
+  // managedFields are gone from what is kept, but their time still says where a dump ends.
+  TraceRecorder recorder;
+  recorder.Saw(pod, absl::InfinitePast());
+  CHECK(recorder.Latest() == Utc("2026-12-01T07:00:00Z"));
 }
 
 }  // namespace
