@@ -121,7 +121,7 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.unremovable = std::move(down.unremovable);
   report.unneeded = down.unneeded;
   report.next_removal_due = down.next_due;
-  report.idle_gpus = IdleGpus(view, state, down.gpu_use, node_cache_);
+  report.idle_gpus = IdleGpus(view, state, down.gpu_use, down.idle_cause, node_cache_);
   node_cache_.ForgetUnused();
 }
 

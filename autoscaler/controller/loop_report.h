@@ -13,6 +13,7 @@
 #include "autoscaler/controller/cluster_state.h"
 #include "autoscaler/controller/pending_pods.h"
 #include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
@@ -44,8 +45,9 @@ struct LoopReport {
   std::map<std::string, int> unremovable;  // reason -> nodes
   int unneeded = 0;
   ScaleDownReport removals;  // what removals started, went on, ended
-  // Physical GPUs billed and not used, by group: the cost scale-down is there to cut.
-  std::map<std::string, double> idle_gpus;
+  // Physical GPUs billed and not used, by group, in all and by what keeps them: the cost
+  // scale-down is there to cut.
+  std::map<std::string, IdleGpuCount> idle_gpus;
   // function (cluster-autoscaler's names: main, updateClusterState, scaleUp, ...) -> time
   std::map<std::string, absl::Duration> durations;
   // When a pod now too young to trigger a scale-up comes of age, or a CapacityBuffer's

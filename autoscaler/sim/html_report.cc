@@ -1,5 +1,6 @@
 #include "autoscaler/sim/html_report.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -109,6 +110,28 @@ bool HasGpus(const std::vector<SettingResult>& results, const std::string& group
   return false;
 }
 
+// A group's idle GPU-hours by what kept them, one row per setting: what to change.
+std::string IdleByCauseTable(const std::vector<SettingResult>& results, const std::string& group) {
+  std::string html = "<table><tr><th>setting</th><th>idle GPU-h</th>";
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    std::string name(IdleCauseName(static_cast<IdleCause>(c)));
+    std::replace(name.begin(), name.end(), '_', ' ');
+    absl::StrAppend(&html, "<th>", name, "</th>");
+  }
+  absl::StrAppend(&html, "</tr>\n");
+  for (const SettingResult& r : results) {
+    for (const GroupFigures& g : r.result.groups) {
+      if (g.id != group) continue;
+      absl::StrAppendFormat(&html, "<tr><td>%s</td><td>%.1f</td>", XmlEscape(Label(r)),
+                            g.figures.idle_by_cause.total);
+      for (double h : g.figures.idle_by_cause.by_cause)
+        absl::StrAppendFormat(&html, "<td>%.1f</td>", h);
+      absl::StrAppend(&html, "</tr>\n");
+    }
+  }
+  return html + "</table>\n";
+}
+
 std::string Groups(const std::vector<SettingResult>& results) {
   std::string html;
   for (const GroupFigures& g : results.front().result.groups) {
@@ -116,7 +139,12 @@ std::string Groups(const std::vector<SettingResult>& results) {
                     LineChartSvg(OverTime(results, g.id, false)));
     if (HasGpus(results, g.id)) {
       absl::StrAppend(&html, "<p class='note'>physical GPUs billed and unused</p>\n",
-                      LineChartSvg(OverTime(results, g.id, true)));
+                      LineChartSvg(OverTime(results, g.id, true)),
+                      "<p class='note'>idle GPU-hours by what kept them: starting (booting, GPUs "
+                      "not yet up), idle timeout (unneeded, waiting it out), pods cannot move "
+                      "(a pod that may not be evicted), warm capacity, fragmentation (needed "
+                      "for pods that do not fill it), min size, removing, other</p>\n",
+                      IdleByCauseTable(results, g.id));
     }
   }
   return html;

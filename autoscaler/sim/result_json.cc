@@ -16,6 +16,14 @@ nlohmann::json PercentilesJson(const Percentiles& p) {
           {"pods", p.count}};
 }
 
+nlohmann::json IdleByCauseJson(const IdleGpuCount& idle) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    out[std::string(IdleCauseName(static_cast<IdleCause>(c)))] = Round(idle.by_cause[c], 100);
+  }
+  return out;
+}
+
 nlohmann::json FiguresJson(const Figures& f) {
   return {{"total_cost_usd", Round(f.cost_usd, 100)},
           {"node_hours", Round(f.node_hours, 100)},
@@ -23,6 +31,7 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"gpu_hours_used", Round(f.gpu_hours_used, 100)},
           {"gpu_hours_idle", Round(f.gpu_hours_idle, 100)},
           {"idle_cost_usd", Round(f.idle_cost_usd, 100)},
+          {"idle_gpu_hours_by_cause", IdleByCauseJson(f.idle_by_cause)},
           {"share_spread_node_hours", Round(f.share_spread_node_hours, 100)},
           {"lower_bound_cost_usd", Round(f.lower_bound_cost_usd, 100)},
           {"packing_bound_cost_usd", Round(f.packing_bound_cost_usd, 100)},

@@ -26,6 +26,35 @@ void PrintGroupLine(const std::string& name, const Figures& f, std::ostream& out
                          Waits(f.gpu_pending.count > 0 ? f.gpu_pending : f.pending));
 }
 
+const char* IdleCauseHeading(IdleCause cause) {
+  static constexpr const char* kHeadings[kIdleCauseCount] = {
+      "STARTING", "TIMEOUT", "PODS", "WARM", "FRAGMENTS", "MIN", "REMOVING", "OTHER"};
+  return kHeadings[static_cast<size_t>(cause)];
+}
+
+// Idle GPU-hours by what kept them, per group with GPUs: what a person would change.
+void PrintIdleByCause(const SimulationResult& r, std::ostream& out) {
+  out << absl::StrFormat("%-18s %9s", "IDLE GPU-H BY", "ALL");
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    out << absl::StrFormat(" %9s", IdleCauseHeading(static_cast<IdleCause>(c)));
+  }
+  out << "\n";
+  const auto line = [&out](const std::string& name, const IdleGpuCount& idle) {
+    out << absl::StrFormat("%-18s %9.1f", name, idle.total);
+    for (double h : idle.by_cause) out << absl::StrFormat(" %9.1f", h);
+    out << "\n";
+  };
+  for (const GroupFigures& g : r.groups) {
+    if (g.figures.gpu_hours_billed > 0) line(g.id, g.figures.idle_by_cause);
+  }
+  line("total", r.total.idle_by_cause);
+  out << "(STARTING: booting, GPUs not yet up; TIMEOUT: unneeded, waiting out the idle timeout; "
+         "PODS: kept by a pod\n that may not move; WARM: warm capacity; FRAGMENTS: needed for pods "
+         "that do not fill it; MIN: its group's\n minimum; REMOVING: being drained; OTHER: "
+         "scale-down "
+         "disabled or not judged)\n\n";
+}
+
 void PrintNotes(const SimulationResult& r, std::ostream& out) {
   if (r.pods_without_group > 0) {
     out << r.pods_without_group
@@ -69,6 +98,7 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
   out << "(GPU-H: GPU-hours billed; SPREAD: node-hours of a shared pool's nodes running GPU "
          "shares beyond the fewest\n nodes those shares would fill; waits: of the group's GPU "
          "pods, or of all its pods when it has no GPUs)\n\n";
+  PrintIdleByCause(r, out);
   out << absl::StrFormat("Pending, all pods: p50 %s, p95 %s, p99 %s, max %s\n",
                          FormatWait(r.total.pending.p50), FormatWait(r.total.pending.p95),
                          FormatWait(r.total.pending.p99), FormatWait(r.total.pending.max));

@@ -163,6 +163,10 @@ class Run {
   absl::Time horizon_;
   int64_t loops_ = 0;
   std::map<std::string, int> scale_ups_, scale_downs_, repeat_scale_ups_;
+  // Idle GPUs as the last loop filed them, held until the next; GPU-hours so far, by group.
+  std::map<std::string, IdleGpuCount> idle_now_, idle_gpu_hours_;
+  absl::Time idle_since_ = kStart;
+  void AccrueIdle(absl::Time now);
   std::vector<Sample> samples_;
 };
 
@@ -209,6 +213,8 @@ void Run::RunLoop() {
   }
   const LoopReport report = controller_->RunOnce(now);
   ++loops_;
+  AccrueIdle(now);
+  idle_now_ = report.idle_gpus;
   // When it asked for or deleted machines, the nodes follow at once.
   if (const int64_t changes = cloud_.ChangesFromOutside(); changes != cloud_changes_) {
     cloud_changes_ = changes;
@@ -227,6 +233,31 @@ void Run::RunLoop() {
     const int group = report.state.nodes[it->second].group;
     if (group >= 0) ++scale_downs_[report.state.groups[group].id()];
   }
+}
+
+void Run::AccrueIdle(absl::Time now) {
+  const double hours = absl::ToDoubleHours(now - idle_since_);
+  idle_since_ = now;
+  for (const auto& [group, idle] : idle_now_) {
+    IdleGpuCount& sum = idle_gpu_hours_[group];
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      sum.Add(static_cast<IdleCause>(c), idle.by_cause[c] * hours);
+    }
+  }
+}
+
+// The loops' filing made to sum to the idle GPU-hours billing counted: what no loop saw is
+// nodes starting; a filing over the count (a loop's view between two changes) is scaled down.
+IdleGpuCount ReconcileIdle(IdleGpuCount filed, double gpu_hours_idle) {
+  if (filed.total <= gpu_hours_idle) {
+    filed.Add(IdleCause::kStarting, gpu_hours_idle - filed.total);
+    return filed;
+  }
+  IdleGpuCount scaled;
+  for (size_t c = 0; c < kIdleCauseCount; ++c) {
+    scaled.Add(static_cast<IdleCause>(c), filed.by_cause[c] * gpu_hours_idle / filed.total);
+  }
+  return scaled;
 }
 
 void Run::TakeSample() {
@@ -268,6 +299,7 @@ SimulationResult Run::Go() {
     if (now >= horizon_) break;
   }
   cluster_.Close();
+  AccrueIdle(clock_.Now());
   return Result();
 }
 
@@ -296,6 +328,7 @@ SimulationResult Run::Result() {
     f.idle_cost_usd =
         gpus_per_node > 0 ? f.gpu_hours_idle * g.spec.price_per_hour / gpus_per_node : 0;
     f.share_spread_node_hours = absl::ToDoubleHours(cluster_.ShareSpreadTime(id));
+    f.idle_by_cause = ReconcileIdle(idle_gpu_hours_[id], f.gpu_hours_idle);
     auto lb = bound.cost_by_group.find(id);
     f.lower_bound_cost_usd = lb == bound.cost_by_group.end() ? 0 : lb->second;
     auto pb = packing.cost_by_group.find(id);
@@ -314,6 +347,9 @@ SimulationResult Run::Result() {
     t.gpu_hours_idle += f.gpu_hours_idle;
     t.idle_cost_usd += f.idle_cost_usd;
     t.share_spread_node_hours += f.share_spread_node_hours;
+    for (size_t c = 0; c < kIdleCauseCount; ++c) {
+      t.idle_by_cause.Add(static_cast<IdleCause>(c), f.idle_by_cause.by_cause[c]);
+    }
     t.scale_ups += f.scale_ups;
     t.repeat_scale_ups += f.repeat_scale_ups;
     t.scale_downs += f.scale_downs;

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/sim/sim_scheduler.h"
 #include "autoscaler/sim/trace.h"
 #include "cloudproviders/node_group_file.h"
@@ -61,6 +62,10 @@ struct Figures {
   // In a shared pool: node-hours of nodes running GPU shares beyond the fewest nodes those
   // shares would fill (share_spread.h).
   double share_spread_node_hours = 0;
+  // The idle GPU-hours by what kept them (idle_cause.h), as each controller loop filed its
+  // nodes' idle GPUs until the next; they sum to gpu_hours_idle, `starting` taking what no
+  // loop saw (nodes booting before they register, and the moments between loops).
+  IdleGpuCount idle_by_cause;
   double lower_bound_cost_usd = 0;    // the share bound: lower_bound.h
   double packing_bound_cost_usd = 0;  // whole nodes: packing_bound.h
   int scale_ups = 0;                  // nodes asked for

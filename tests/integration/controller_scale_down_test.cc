@@ -63,6 +63,12 @@ TEST_CASE(
   REQUIRE(first.scale_down_cooldown.empty());
   CHECK(first.unneeded == 1);
   CHECK(first.scale_down.candidates_by_group["h100"] == 1);
+  // Its idle GPUs are there because of the idle timeout, and say so.
+  CHECK(first.idle_gpus.at("h100").of(IdleCause::kIdleTimeout) == Approx(8));
+  CHECK_THAT(
+      h.metrics.registry().Render(),
+      Catch::Contains(
+          "gpu_autoscaler_idle_gpus_by_cause{node_group=\"h100\",cause=\"idle_timeout\"} 8"));
   h.Step();  // the taint the last loop wrote is seen
   CHECK(Has(h.Taints("h100-0"), "DeletionCandidateOfClusterAutoscaler="));
   for (int i = 0; i < 3; ++i) CHECK(h.Step(absl::Minutes(1)).removals.deleted.empty());

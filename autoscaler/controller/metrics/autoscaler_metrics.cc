@@ -141,6 +141,11 @@ AutoscalerMetrics::AutoscalerMetrics(MetricsRegistry& r)
       idle_gpus_(r.Gauge(Ours("idle_gpus"),
                          "Physical GPUs of each node group billed and not used now.",
                          {"node_group"})),
+      idle_gpus_by_cause_(r.Gauge(Ours("idle_gpus_by_cause"),
+                                  "Physical GPUs of each node group billed and not used now, by "
+                                  "what keeps them: starting, idle_timeout, pods_cannot_move, "
+                                  "warm_capacity, fragmentation, min_size, removing, other.",
+                                  {"node_group", "cause"})),
       repeat_scale_ups_(r.Counter(
           Ours("repeat_scale_ups_total"),
           "Increases whose pods were all promised nodes still on their way, by node group.",
@@ -254,10 +259,18 @@ void AutoscalerMetrics::RecordIdleGpus(const LoopReport& report) {
       last_loop_ == absl::InfinitePast() ? absl::ZeroDuration() : report.start - last_loop_;
   last_loop_ = report.start;
   idle_gpus_.Clear();
+  idle_gpus_by_cause_.Clear();
   for (const GroupState& g : report.state.groups) {
     auto idle = report.idle_gpus.find(g.id());
-    const double gpus = idle == report.idle_gpus.end() ? 0 : idle->second;
+    const double gpus = idle == report.idle_gpus.end() ? 0 : idle->second.total;
     idle_gpus_.Set({g.id()}, gpus);
+    if (idle != report.idle_gpus.end()) {
+      for (size_t c = 0; c < kIdleCauseCount; ++c) {
+        if (idle->second.by_cause[c] <= 0) continue;
+        idle_gpus_by_cause_.Set({g.id(), std::string(IdleCauseName(static_cast<IdleCause>(c)))},
+                                idle->second.by_cause[c]);
+      }
+    }
     if (gpus <= 0 || since <= absl::ZeroDuration() || g.provider->gpus == nullptr) continue;
     idle_gpu_seconds_.Add({g.id()}, gpus * absl::ToDoubleSeconds(since));
     const double per_gpu_hour =

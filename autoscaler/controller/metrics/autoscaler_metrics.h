@@ -65,6 +65,7 @@ class AutoscalerMetrics {
   MetricFamily& scale_down_in_cooldown_;
   MetricFamily& pending_node_deletions_;
   MetricFamily& idle_gpus_;
+  MetricFamily& idle_gpus_by_cause_;
   MetricFamily& repeat_scale_ups_;
   MetricFamily& idle_gpu_seconds_;
   MetricFamily& idle_gpu_cost_;

@@ -6,11 +6,22 @@
 
 namespace gpua {
 
-std::map<std::string, double> IdleGpus(const ClusterView& view, const ClusterState& state,
-                                       const std::vector<double>& known_gpu_use,
-                                       RunningNodeCache& nodes) {
+namespace {
+
+IdleCause CauseOf(const NodeStatus& s, size_t i, const std::vector<IdleCause>& causes) {
+  if (s.condition == NodeCondition::kNotStarted) return IdleCause::kStarting;
+  if (s.condition == NodeCondition::kBeingDeleted) return IdleCause::kRemoving;
+  return i < causes.size() ? causes[i] : IdleCause::kOther;
+}
+
+}  // namespace
+
+std::map<std::string, IdleGpuCount> IdleGpus(const ClusterView& view, const ClusterState& state,
+                                             const std::vector<double>& known_gpu_use,
+                                             const std::vector<IdleCause>& causes,
+                                             RunningNodeCache& nodes) {
   // Summed by group index, filed by group name once: a map lookup per GPU node showed.
-  std::vector<std::optional<double>> idle(state.groups.size());
+  std::vector<std::optional<IdleGpuCount>> idle(state.groups.size());
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
     if (s.group < 0) continue;
@@ -22,11 +33,15 @@ std::map<std::string, double> IdleGpus(const ClusterView& view, const ClusterSta
                  ? known_gpu_use[i]
                  : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu;
     }
-    idle[s.group] = idle[s.group].value_or(0) + g.gpus->physical_count() * (1 - used);
+    if (!idle[s.group].has_value()) idle[s.group].emplace();
+    idle[s.group]->Add(CauseOf(s, i, causes), g.gpus->physical_count() * (1 - used));
   }
-  std::map<std::string, double> out;
+  std::map<std::string, IdleGpuCount> out;
   for (size_t g = 0; g < idle.size(); ++g) {
-    if (idle[g].has_value()) out[state.groups[g].id()] += *idle[g];
+    if (!idle[g].has_value()) continue;
+    IdleGpuCount& sum = out[state.groups[g].id()];
+    for (size_t c = 0; c < kIdleCauseCount; ++c)
+      sum.Add(static_cast<IdleCause>(c), idle[g]->by_cause[c]);
   }
   return out;
 }

@@ -51,8 +51,10 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
   if (!report.deleted.empty()) clock.last_delete = now;
   if (report.rolled_back > 0) clock.last_failure = now;
   result.gpu_use.assign(state.nodes.size(), -1);
+  result.idle_cause.assign(state.nodes.size(), IdleCause::kOther);
   for (const NodeJudgement& j : plan.judged) {
     if (j.utilization_known) result.gpu_use[j.node] = j.utilization.gpu;
+    result.idle_cause[j.node] = IdleCauseOf(j);
   }
   return result;
 }

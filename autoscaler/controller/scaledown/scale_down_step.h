@@ -15,6 +15,7 @@
 #include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "base/log.h"
@@ -30,6 +31,8 @@ struct ScaleDownResult {
   // The GPU use of the nodes judged, by state node (-1 where not worked out), so the idle-GPU
   // count need not work it out again.
   std::vector<double> gpu_use;
+  // Why each node judged stays, or goes later (kOther where not judged), by state node.
+  std::vector<IdleCause> idle_cause;
 };
 
 class ScaleDownStep {

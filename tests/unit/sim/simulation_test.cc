@@ -560,6 +560,34 @@ TEST_CASE("a warm node takes each job at once, is refilled, and costs its hours"
   // warm one is refilled: more node-hours, the price of not waiting.
   CHECK(with.total.node_hours > without.total.node_hours + 5);
   CHECK(with.total.scale_ups >= 5);
+  // What the warm node idles is filed as warm capacity; without it there is none.
+  CHECK(with.total.idle_by_cause.of(IdleCause::kWarmCapacity) > 4 * 8);
+  CHECK(without.total.idle_by_cause.of(IdleCause::kWarmCapacity) == 0);
+}
+
+TEST_CASE(
+    "idle GPU-hours are filed by cause and sum to the idle GPU-hours billed, a long idle "
+    "timeout showing as such",
+    "[sim][idle]") {
+  std::string text;
+  for (int i = 0; i < 4; ++i) {
+    absl::StrAppend(&text, R"({"at": )", 1800 + i * 7200, R"(, "name": "job-)", i,
+                    R"(", "runFor": "30m", "pod": )", kTrainer, "}\n");
+  }
+  const Trace trace = Parse(text);
+  const SimulationResult quick = Run(trace, Options(absl::ZeroDuration()));
+  const SimulationResult patient = Run(trace, Options(absl::Hours(1)));
+  for (const SimulationResult* r : {&quick, &patient}) {
+    const IdleGpuCount& idle = r->total.idle_by_cause;
+    CHECK(idle.total == Approx(r->total.gpu_hours_idle).margin(0.01));
+    double sum = 0;
+    for (double h : idle.by_cause) sum += h;
+    CHECK(sum == Approx(r->total.gpu_hours_idle).margin(0.01));
+    CHECK(idle.of(IdleCause::kStarting) > 0);  // every node boots before it serves
+  }
+  // An hour's wait after each 30-minute job: 8 GPUs idle most of that hour, four times.
+  CHECK(patient.total.idle_by_cause.of(IdleCause::kIdleTimeout) > 4 * 8 * 0.8);
+  CHECK(quick.total.idle_by_cause.of(IdleCause::kIdleTimeout) < 8);
 }
 
 TEST_CASE("warm capacity by schedule is there in its window only", "[sim][warm]") {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "autoscaler/controller/scaledown/idle_cause.h"
 #include "tests/support/fake_cluster.h"
 #include "tests/unit/controller/controller_test_util.h"
 
@@ -25,13 +26,46 @@ TEST_CASE("idle GPUs count billed GPUs not in use, per group, and a node not rea
   LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, kNow);
   RunningNodeCache nodes;
   nodes.BeginLoop(*in.view);
-  const std::map<std::string, double> idle = IdleGpus(*in.view, in.state, {}, nodes);
+  const std::map<std::string, IdleGpuCount> idle = IdleGpus(*in.view, in.state, {}, {}, nodes);
   REQUIRE(idle.size() == 1);  // the CPU group has no GPUs to idle
-  CHECK(idle.at("h100") == Approx(2 + 8));
-  // What scale-down already found is taken as it is.
+  CHECK(idle.at("h100").total == Approx(2 + 8));
+  // What scale-down already found is taken as it is, and filed by why the node stays.
   std::vector<double> known(in.state.nodes.size(), -1);
   known[in.state.node_index.at("h100-0")] = 0.5;
-  CHECK(IdleGpus(*in.view, in.state, known, nodes).at("h100") == Approx(4 + 8));
+  std::vector<IdleCause> causes(in.state.nodes.size(), IdleCause::kOther);
+  causes[in.state.node_index.at("h100-0")] = IdleCause::kFragmentation;
+  causes[in.state.node_index.at("h100-1")] = IdleCause::kIdleTimeout;
+  const IdleGpuCount h100 = IdleGpus(*in.view, in.state, known, causes, nodes).at("h100");
+  CHECK(h100.total == Approx(4 + 8));
+  CHECK(h100.of(IdleCause::kFragmentation) == Approx(4));
+  CHECK(h100.of(IdleCause::kIdleTimeout) == Approx(8));
+}
+
+TEST_CASE(
+    "a judged node's idle GPUs are filed by what keeps it: its timeout, its pods, warm "
+    "capacity, fragmentation or its group's minimum",
+    "[controller][metrics]") {
+  NodeJudgement j;
+  j.unneeded = true;
+  CHECK(IdleCauseOf(j) == IdleCause::kIdleTimeout);
+  j.unneeded = false;
+  const std::vector<std::pair<absl::string_view, IdleCause>> cases = {
+      {"NotUnderutilized", IdleCause::kFragmentation},
+      {"NoPlaceToMovePods", IdleCause::kFragmentation},
+      {"WarmCapacity", IdleCause::kWarmCapacity},
+      {"NodeGroupMinSizeReached", IdleCause::kMinSize},
+      {"NotSafeToEvictAnnotation", IdleCause::kPodsCannotMove},
+      {"NotEnoughPdb", IdleCause::kPodsCannotMove},
+      {"GangMember", IdleCause::kPodsCannotMove},
+      {"DisruptionNotPaidBack", IdleCause::kPodsCannotMove},
+      {"ScaleDownDisabledAnnotation", IdleCause::kOther},
+  };
+  for (const auto& [reason, cause] : cases) {
+    j.reason = reason;
+    INFO(reason);
+    CHECK(IdleCauseOf(j) == cause);
+  }
+  CHECK(IdleCauseName(IdleCause::kPodsCannotMove) == "pods_cannot_move");
 }
 
 }  // namespace
