@@ -142,8 +142,44 @@ JsonReader JsonReader::Field(absl::string_view name) const {
   return it == json_->end() ? JsonReader(*this, Null{}, step) : JsonReader(*this, &*it, step);
 }
 
+namespace {
+
+// Walks the DOM: several times faster than printing it and parsing the text again.
+nlohmann::json Copy(simdjson::dom::element e) {
+  using simdjson::dom::element_type;
+  switch (e.type()) {
+    case element_type::OBJECT: {
+      nlohmann::json out = nlohmann::json::object();
+      const simdjson::dom::object members = e.get_object().value_unsafe();
+      for (simdjson::dom::key_value_pair kv : members) out[std::string(kv.key)] = Copy(kv.value);
+      return out;
+    }
+    case element_type::ARRAY: {
+      nlohmann::json out = nlohmann::json::array();
+      const simdjson::dom::array items = e.get_array().value_unsafe();
+      for (simdjson::dom::element item : items) out.push_back(Copy(item));
+      return out;
+    }
+    case element_type::STRING:
+      return std::string(e.get_string().value_unsafe());
+    case element_type::INT64:
+      return e.get_int64().value_unsafe();
+    case element_type::UINT64:
+      return e.get_uint64().value_unsafe();
+    case element_type::DOUBLE:
+      return e.get_double().value_unsafe();
+    case element_type::BOOL:
+      return e.get_bool().value_unsafe();
+    case element_type::NULL_VALUE:
+      break;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 nlohmann::json JsonReader::ToJson() const {
-  if (simd_.has_value()) return nlohmann::json::parse(simdjson::minify(*simd_));
+  if (simd_.has_value()) return Copy(*simd_);
   return json_ == nullptr ? nlohmann::json() : *json_;
 }
 

@@ -1,5 +1,6 @@
 #include "autoscaler/cli/record_command.h"
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -38,27 +39,26 @@ struct RecordFlags {
   bool keep_names = false;
   bool gpu_only = false;
   absl::Duration sync_timeout = absl::Seconds(60);
+  absl::Duration checkpoint_every = absl::Minutes(10);
   double qps = 20;
   int64_t burst = 30;
 };
 
-// A pod as the informer lends it, kept as a document (slimmed as the recorder keeps it): the
+// A pod as the informer lends it, kept as the recorder keeps it (slimmed, as text): the
 // recorder needs more of it than a decoded PodObject holds.
 struct SeenPod {
-  nlohmann::json object;
+  std::string text;
+  std::string uid;
   std::string resource_version;
+  nlohmann::json object() const { return nlohmann::json::parse(text); }
 };
 
 absl::StatusOr<SeenPod> Keep(const JsonReader& o) {
-  SeenPod pod{sim::SlimPod(o.ToJson()), ""};
-  GPUA_ASSIGN_OR_RETURN(pod.resource_version,
-                        o.Field("metadata").Field("resourceVersion").String());
+  SeenPod pod{sim::SlimPod(o.ToJson()).dump(), "", ""};
+  const JsonReader meta = o.Field("metadata");
+  GPUA_ASSIGN_OR_RETURN(pod.uid, meta.Field("uid").String());
+  GPUA_ASSIGN_OR_RETURN(pod.resource_version, meta.Field("resourceVersion").String());
   return pod;
-}
-
-std::string UidOf(const nlohmann::json& pod) {
-  const auto meta = pod.find("metadata");
-  return meta != pod.end() && meta->is_object() ? meta->value("uid", "") : "";
 }
 
 // Checks the trace reads back as `simulate` reads it, writes it, and says what it holds.
@@ -136,19 +136,17 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
   kube::Informer<SeenPod>::Handlers handlers;
   handlers.on_add = [&](const Ptr& p) {
     absl::MutexLock lock(&mu);
-    recorder.Saw(p->object, io.clock.Now());
+    recorder.Saw(p->object(), io.clock.Now());
   };
   handlers.on_update = [&](const Ptr& before, const Ptr& after) {
     absl::MutexLock lock(&mu);
     // A relist can show a pod made anew under the same name: the old one went.
-    if (UidOf(before->object) != UidOf(after->object)) {
-      recorder.Gone(before->object, io.clock.Now());
-    }
-    recorder.Saw(after->object, io.clock.Now());
+    if (before->uid != after->uid) recorder.Gone(before->object(), io.clock.Now());
+    recorder.Saw(after->object(), io.clock.Now());
   };
   handlers.on_delete = [&](const Ptr& p) {
     absl::MutexLock lock(&mu);
-    recorder.Gone(p->object, io.clock.Now());
+    recorder.Gone(p->object(), io.clock.Now());
   };
   kube::Informer<SeenPod> pods(Keep, std::move(handlers), log);
   kube::ReflectorOptions reflector_options;
@@ -174,17 +172,33 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
            << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;
   }
-  io.clock.SleepUnlessStopped(start + f.window - io.clock.Now(), stop);
+  const auto window_until = [&](absl::Time end) {
+    sim::RecordWindow window;
+    window.start = start;
+    window.end = end;
+    window.keep_names = f.keep_names;
+    window.gpu_only = f.gpu_only;
+    window.source = server;
+    return window;
+  };
+  // A long recording is written out as it goes, so a process killed on the way leaves what
+  // it had seen up to the last checkpoint.
+  const absl::Time until = start + f.window;
+  while (io.clock.Now() < until && !stop) {
+    const bool checkpoint = f.out != "-" && f.checkpoint_every > absl::ZeroDuration();
+    const absl::Duration step =
+        checkpoint ? std::min(f.checkpoint_every, until - io.clock.Now()) : until - io.clock.Now();
+    if (!io.clock.SleepUnlessStopped(step, stop) || !checkpoint || io.clock.Now() >= until) break;
+    absl::MutexLock lock(&mu);
+    const sim::RecordedTrace partial = recorder.Write(window_until(io.clock.Now()));
+    if (absl::Status written = WriteFileAtomically(f.out, partial.text); !written.ok()) {
+      log.Warning(absl::StrCat("checkpoint: ", written.message()));
+    }
+  }
   const absl::Time end = io.clock.Now();
   stop_and_join();
-  sim::RecordWindow window;
-  window.start = start;
-  window.end = end;
-  window.keep_names = f.keep_names;
-  window.gpu_only = f.gpu_only;
-  window.source = server;
   absl::MutexLock lock(&mu);
-  return Finish(recorder.Write(window), f, io);
+  return Finish(recorder.Write(window_until(end)), f, io);
 }
 
 std::atomic<bool> signalled{false};
@@ -208,6 +222,9 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
   flags.AddBool("keep-names", &f.keep_names, "keep pod names and namespaces in the trace");
   flags.AddBool("gpu-only", &f.gpu_only, "only pods that ask for GPUs");
   flags.AddDuration("sync-timeout", &f.sync_timeout, "how long the first list may take");
+  flags.AddDuration("checkpoint-every", &f.checkpoint_every,
+                    "write the trace so far to --out this often while recording (0: only at "
+                    "the end)");
   flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
   flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
@@ -224,6 +241,9 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
     return kExitUsage;
   };
   if (f.window < absl::ZeroDuration()) return usage_error("--for must not be negative");
+  if (f.checkpoint_every < absl::ZeroDuration()) {
+    return usage_error("--checkpoint-every must not be negative");
+  }
   if (!f.from.empty()) {
     if (f.from != "kubectl-json") return usage_error("--from must be kubectl-json");
     if (rest->size() != 1) return usage_error("--from kubectl-json takes one FILE");

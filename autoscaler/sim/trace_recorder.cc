@@ -259,16 +259,16 @@ class Writer {
   std::map<std::string, int> names_;
 };
 
+// Written by hand, not through an ordered document: a day's trace is 100,000 lines.
 std::string LineText(const Line& line, bool keep_names) {
-  nlohmann::ordered_json out;
-  out["at"] = FormatTraceDuration(line.at);
-  out["name"] = line.name;
-  if (keep_names) out["namespace"] = line.ns;
-  if (line.count > 1) out["count"] = line.count;
-  if (line.gang) out["gang"] = true;
-  out["runFor"] = FormatTraceDuration(std::max(line.run, absl::Seconds(1)));
-  out["pod"] = nlohmann::ordered_json::parse(line.pod.dump());
-  return out.dump();
+  std::string out = absl::StrCat(R"({"at":")", FormatTraceDuration(line.at), R"(","name":)",
+                                 nlohmann::json(line.name).dump());
+  if (keep_names) absl::StrAppend(&out, R"(,"namespace":)", nlohmann::json(line.ns).dump());
+  if (line.count > 1) absl::StrAppend(&out, R"(,"count":)", line.count);
+  if (line.gang) absl::StrAppend(&out, R"(,"gang":true)");
+  absl::StrAppend(&out, R"(,"runFor":")", FormatTraceDuration(std::max(line.run, absl::Seconds(1))),
+                  R"(","pod":)", line.pod.dump(), "}");
+  return out;
 }
 
 std::string Header(const RecordedTrace& t, const RecordWindow& window) {
@@ -308,45 +308,108 @@ TraceRecorder::Life& TraceRecorder::LifeOf(const nlohmann::json& pod, absl::Time
   return life;
 }
 
-nlohmann::json SlimPod(const nlohmann::json& pod) {
-  if (!pod.is_object()) return pod;
-  nlohmann::json slim = pod;
-  if (auto meta = slim.find("metadata"); meta != slim.end() && meta->is_object()) {
-    meta->erase("managedFields");
+namespace {
+
+// Moves the listed members of `from` (an object) into a new object.
+nlohmann::json Keep(nlohmann::json& from, std::initializer_list<const char*> keys) {
+  nlohmann::json out = nlohmann::json::object();
+  if (!from.is_object()) return out;
+  for (const char* key : keys) {
+    if (auto it = from.find(key); it != from.end()) out[key] = std::move(*it);
   }
-  if (auto spec = slim.find("spec"); spec != slim.end() && spec->is_object()) {
-    spec->erase("volumes");
-    for (const char* list : {"containers", "initContainers", "ephemeralContainers"}) {
-      auto containers = spec->find(list);
-      if (containers == spec->end() || !containers->is_array()) continue;
+  return out;
+}
+
+// The annotations a pod's decoding reads (GPU needs, drain rules, gangs, mirror pods); others
+// (kubectl's last-applied-configuration can be the whole object again) are left behind.
+bool ReadAnnotation(const std::string& key) {
+  for (absl::string_view prefix :
+       {"gpu-autoscaler.io/", "cluster-autoscaler.kubernetes.io/", "scheduling.k8s.io/",
+        "scheduling.volcano.sh/", "kueue.x-k8s.io/", "kubernetes.io/config.mirror"}) {
+    if (absl::StartsWith(key, prefix)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+nlohmann::json SlimPod(nlohmann::json pod) {
+  if (!pod.is_object()) return pod;
+  nlohmann::json slim = Keep(pod, {"kind", "metadata", "spec", "status"});
+  if (auto& meta = slim["metadata"]; meta.is_object()) {
+    meta = Keep(meta, {"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                       "labels", "annotations", "ownerReferences"});
+    if (auto it = meta.find("annotations"); it != meta.end() && it->is_object()) {
+      nlohmann::json kept = nlohmann::json::object();
+      for (auto& [key, value] : it->items()) {
+        if (ReadAnnotation(key)) kept[key] = std::move(value);
+      }
+      *it = std::move(kept);
+    }
+  }
+  if (auto& spec = slim["spec"]; spec.is_object()) {
+    spec =
+        Keep(spec, {"nodeName", "nodeSelector", "affinity", "tolerations", "priority", "overhead",
+                    "schedulerName", "topologySpreadConstraints", "containers", "initContainers"});
+    for (const char* list : {"containers", "initContainers"}) {
+      auto containers = spec.find(list);
+      if (containers == spec.end() || !containers->is_array()) continue;
       for (nlohmann::json& c : *containers) {
-        if (!c.is_object()) continue;
-        nlohmann::json kept = nlohmann::json::object();
-        for (const char* key : {"name", "resources", "ports", "restartPolicy"}) {
-          if (c.contains(key)) kept[key] = std::move(c[key]);
-        }
-        c = std::move(kept);
+        if (c.is_object()) c = Keep(c, {"name", "resources", "ports", "restartPolicy"});
       }
     }
+  }
+  if (auto& status = slim["status"]; status.is_object()) {
+    status = Keep(status, {"phase", "startTime", "conditions", "containerStatuses"});
+    if (auto it = status.find("containerStatuses"); it != status.end() && it->is_array()) {
+      for (nlohmann::json& c : *it) {
+        if (c.is_object()) c = Keep(c, {"name", "state"});
+      }
+    }
+  }
+  for (const char* part : {"metadata", "spec", "status"}) {
+    if (slim[part].is_null()) slim.erase(part);
   }
   return slim;
 }
 
-void TraceRecorder::Saw(const nlohmann::json& pod, absl::Time seen) {
-  Life& life = LifeOf(pod, seen);
-  life.stated = std::max(life.stated, LatestStated(pod));
-  life.last = SlimPod(pod);
-  if (!Finite(seen)) return;
-  if (!StringAt(pod, {"spec", "nodeName"}).empty())
-    life.bound_seen = std::min(life.bound_seen, seen);
-  if (Ended(pod)) life.ended_seen = std::min(life.ended_seen, seen);
+void TraceRecorder::Saw(nlohmann::json pod, absl::Time seen) {
+  Record(std::move(pod), seen, /*gone=*/false);
 }
 
 void TraceRecorder::Gone(const nlohmann::json& pod, absl::Time seen) {
-  Saw(pod, seen);
+  Record(pod, seen, /*gone=*/true);
+}
+
+void TraceRecorder::Record(nlohmann::json pod, absl::Time seen, bool gone) {
   Life& life = LifeOf(pod, seen);
-  life.deleted = true;
-  if (Finite(seen)) life.gone = std::min(life.gone, seen);
+  life.stated = std::max(life.stated, LatestStated(pod));
+  // What the latest version states, where it states it.
+  for (auto [field, time] :
+       {std::pair{&life.created, TimeOf(At(pod, {"metadata", "creationTimestamp"}))},
+        std::pair{&life.bound, BoundAt(pod)},
+        std::pair{&life.containers_ended, ContainersEndedAt(pod)},
+        std::pair{&life.deleting, TimeOf(At(pod, {"metadata", "deletionTimestamp"}))}}) {
+    if (Finite(time)) *field = time;
+  }
+  life.ended = life.ended || Ended(pod);
+  if (Finite(seen)) {
+    if (!StringAt(pod, {"spec", "nodeName"}).empty()) {
+      life.bound_seen = std::min(life.bound_seen, seen);
+    }
+    if (Ended(pod)) life.ended_seen = std::min(life.ended_seen, seen);
+    if (gone) life.gone = std::min(life.gone, seen);
+  }
+  life.deleted = life.deleted || gone;
+  // Its times are read: what is written of it is the rest of its metadata, and its spec.
+  nlohmann::json slim = SlimPod(std::move(pod));
+  slim.erase("status");
+  if (auto meta = slim.find("metadata"); meta != slim.end() && meta->is_object()) {
+    meta->erase("creationTimestamp");
+    meta->erase("deletionTimestamp");
+  }
+  life.last = slim.dump();
+  life.last.shrink_to_fit();  // dump() grows its string by doubling: half of it was spare
 }
 
 absl::Time TraceRecorder::Latest() const {
@@ -368,16 +431,13 @@ struct Times {
 
 Times TimesOf(const TraceRecorder::Life& life) {
   Times t;
-  t.created = TimeOf(At(life.last, {"metadata", "creationTimestamp"}));
-  if (!Finite(t.created)) t.created = life.first_seen;
-  t.bound = BoundAt(life.last);
-  if (!Finite(t.bound)) t.bound = life.bound_seen;
+  t.created = Finite(life.created) ? life.created : life.first_seen;
+  t.bound = Finite(life.bound) ? life.bound : life.bound_seen;
   if (!Finite(t.bound)) t.bound = absl::InfiniteFuture();
   t.ended = absl::InfiniteFuture();
-  if (Ended(life.last) || life.deleted) {
-    const absl::Time containers = ContainersEndedAt(life.last);
-    const absl::Time deleting = TimeOf(At(life.last, {"metadata", "deletionTimestamp"}));
-    for (absl::Time candidate : {containers, life.ended_seen, life.gone, deleting}) {
+  if (life.ended || life.deleted) {
+    for (absl::Time candidate :
+         {life.containers_ended, life.ended_seen, life.gone, life.deleting}) {
       if (Finite(candidate)) {
         t.ended = candidate;
         break;
@@ -392,14 +452,15 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
                                  const RecordWindow& window, RecordSummary& s) {
   std::vector<Recorded> pods;
   for (const auto& [key, life] : lives) {
-    const PodSpec spec = DecodePod(life.last);
+    const nlohmann::json pod = nlohmann::json::parse(life.last);
+    const PodSpec spec = DecodePod(pod);
     if (!spec.invalid.ok()) {
       ++s.unreadable;
       s.problems.push_back(std::string(spec.invalid.message()));
       continue;
     }
     const bool mirror =
-        At(life.last, {"metadata", "annotations"}).contains("kubernetes.io/config.mirror");
+        At(pod, {"metadata", "annotations"}).contains("kubernetes.io/config.mirror");
     if (mirror || (spec.owner.has_value() && spec.owner->kind == "DaemonSet")) {
       ++s.node_pods;
       continue;
@@ -415,7 +476,7 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
       continue;
     }
     if (t.ended > window.end) ++s.still_running;
-    Fragment f = SchedulingFragment(life.last);
+    Fragment f = SchedulingFragment(pod);
     s.pod_affinity_dropped += f.pod_affinity;
     s.spread_dropped += f.spread;
     s.host_ports_dropped += f.host_ports;

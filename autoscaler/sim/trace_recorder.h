@@ -55,7 +55,7 @@ struct RecordedTrace {
 class TraceRecorder {
  public:
   // A pod as listed or watched at `seen` (InfinitePast when not known, as in a dump).
-  void Saw(const nlohmann::json& pod, absl::Time seen);
+  void Saw(nlohmann::json pod, absl::Time seen);
   // A pod deleted, or gone from a relist, at `seen` (InfinitePast when not known).
   void Gone(const nlohmann::json& pod, absl::Time seen);
 
@@ -66,9 +66,15 @@ class TraceRecorder {
 
   RecordedTrace Write(const RecordWindow& window) const;
 
-  // What is known of one pod.
+  // What is known of one pod: the times it states (from its latest version) and those the
+  // watch saw, and the pod itself slimmed (SlimPod, without its status) and kept as text.
   struct Life {
-    nlohmann::json last;  // the pod as last seen
+    std::string last;
+    absl::Time created = absl::InfinitePast();           // metadata.creationTimestamp
+    absl::Time bound = absl::InfinitePast();             // PodScheduled=True, else status.startTime
+    absl::Time containers_ended = absl::InfinitePast();  // every container terminated
+    absl::Time deleting = absl::InfinitePast();          // metadata.deletionTimestamp
+    bool ended = false;                                  // Succeeded or Failed
     absl::Time first_seen = absl::InfinitePast();
     absl::Time bound_seen = absl::InfiniteFuture();  // first seen with a node
     absl::Time ended_seen = absl::InfiniteFuture();  // first seen Succeeded or Failed
@@ -79,6 +85,8 @@ class TraceRecorder {
 
  private:
   Life& LifeOf(const nlohmann::json& pod, absl::Time seen);
+  // Saw, telling whether it was a deletion.
+  void Record(nlohmann::json pod, absl::Time seen, bool gone);
 
   std::map<std::string, Life> lives_;  // by uid (namespace/name when it has none)
 };
@@ -89,10 +97,12 @@ class TraceRecorder {
 // were not pods (left out).
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder);
 
-// What the recorder keeps of a pod: what the scheduler reads, its times and its owners, with
-// managedFields, volumes and the containers' images, commands and environment left behind
-// (most of a pod's bytes, and none of them needed to replay it).
-nlohmann::json SlimPod(const nlohmann::json& pod);
+// What the recorder keeps of a pod: what its decoding reads (the scheduling fields, the
+// containers' resources and ports, owners, labels, the annotations this project reads) and the
+// status it times it by. managedFields, volumes, images, commands, environment and other
+// annotations (kubectl's last-applied-configuration is the whole object again) stay behind:
+// most of a pod's bytes, none of them needed to replay it.
+nlohmann::json SlimPod(nlohmann::json pod);
 
 // A trace duration at second precision, as the trace reader reads it ("26h3m10s", "0").
 std::string FormatTraceDuration(absl::Duration d);

@@ -181,6 +181,34 @@ TEST_CASE("record refuses what it cannot do, naming the flag or the file", "[rec
   CHECK(absl::StrContains(err, "holds no pods"));
 }
 
+TEST_CASE("a long recording is written out as it goes, so a killed one leaves its checkpoint",
+          "[kube][record]") {
+  FakeApiServer server;
+  nlohmann::json pod = GpuPod("steady", absl::Now());
+  Bind(pod, absl::Now());
+  server.Upsert("pods", pod);
+  const std::string out = (std::filesystem::temp_directory_path() / "gpua-record-3.jsonl").string();
+  std::filesystem::remove(out);
+  std::atomic<bool> stop{false};
+  std::ostringstream stdout_text, err;
+  RealClock clock;
+  std::thread recorder([&] {
+    (void)RunRecordCommandUntil(
+        {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-3"), "--for", "1h",
+         "--checkpoint-every", "300ms", "--out", out},
+        {stdout_text, err, clock}, stop);
+  });
+  // While it still records, the file holds a trace that reads back, with the pod in it.
+  const bool written = Eventually([&] {
+    absl::StatusOr<std::string> text = ReadFile(out);
+    return text.ok() && LinesByName(*text).size() == 1 && sim::ParseTrace(*text, out, ".").ok();
+  });
+  stop = true;
+  recorder.join();
+  INFO(err.str());
+  CHECK(written);
+}
+
 TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube][record]") {
   FakeApiServer server;
   nlohmann::json pod = GpuPod("early", absl::Now());
