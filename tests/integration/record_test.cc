@@ -209,6 +209,27 @@ TEST_CASE("a long recording is written out as it goes, so a killed one leaves it
   CHECK(written);
 }
 
+TEST_CASE("record --namespace lists and watches that namespace only", "[kube][record]") {
+  FakeApiServer server;
+  for (const char* ns : {"ml", "web"}) {
+    nlohmann::json pod = GpuPod(absl::StrCat("in-", ns), absl::Now());
+    pod["metadata"]["namespace"] = ns;
+    Bind(pod, absl::Now());
+    server.Upsert("pods", pod);
+  }
+  std::ostringstream out, err;
+  const int rc =
+      testing::RunCommand(RunRecordCommand,
+                          {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-4"),
+                           "--for", "1s", "--namespace", "ml", "--keep-names"},
+                          out, err);
+  INFO(err.str());
+  REQUIRE(rc == 0);
+  const auto lines = LinesByName(out.str());
+  REQUIRE(lines.size() == 1);
+  CHECK(lines.begin()->first == "in-ml");
+}
+
 TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube][record]") {
   FakeApiServer server;
   nlohmann::json pod = GpuPod("early", absl::Now());
