@@ -3,7 +3,8 @@
 namespace gpua {
 
 std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
-                                    absl::string_view usage, const CommandIo& io) {
+                                    absl::string_view usage, const CommandIo& io,
+                                    std::vector<std::string>* positional) {
   absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
   if (!rest.ok()) {
     io.err << rest.status().message() << "\n";
@@ -13,7 +14,9 @@ std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
     io.out << usage << "\n\nFlags:\n" << flags.Usage();
     return kExitOk;
   }
-  if (!rest->empty()) {
+  if (positional != nullptr) {
+    *positional = *std::move(rest);
+  } else if (!rest->empty()) {
     io.err << flags.command() << ": unexpected argument \"" << rest->front() << "\"\n";
     return kExitUsage;
   }

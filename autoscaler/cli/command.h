@@ -29,9 +29,11 @@ using CommandArgs = std::vector<std::string>;
 
 // Parses a command's flags. Returns the exit status when the command is to stop here: help
 // asked for (printed with `usage`, 0) or a bad flag or a stray argument (the error printed,
-// 2); nullopt to go on.
+// 2); nullopt to go on. A command that takes arguments besides its flags gets them in
+// `positional`; without it, any is a stray.
 std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
-                                    absl::string_view usage, const CommandIo& io);
+                                    absl::string_view usage, const CommandIo& io,
+                                    std::vector<std::string>* positional = nullptr);
 
 }  // namespace gpua
 

@@ -227,15 +227,8 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
                     "the end)");
   flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
   flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
-  absl::StatusOr<std::vector<std::string>> rest = flags.Parse(args);
-  if (!rest.ok()) {
-    io.err << rest.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (flags.help()) {
-    io.out << kUsage << "\n\nFlags:\n" << flags.Usage();
-    return kExitOk;
-  }
+  std::vector<std::string> files;
+  if (auto exit = ParseFlagsOrExit(flags, args, kUsage, io, &files)) return *exit;
   const auto usage_error = [&](absl::string_view what) {
     io.err << kCommand << ": " << what << "\n";
     return kExitUsage;
@@ -246,11 +239,12 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
   }
   if (!f.from.empty()) {
     if (f.from != "kubectl-json") return usage_error("--from must be kubectl-json");
-    if (rest->size() != 1) return usage_error("--from kubectl-json takes one FILE");
-    return RecordDumpFile(rest->front(), f, io);
+    if (files.size() != 1) return usage_error("--from kubectl-json takes one FILE");
+    return RecordDumpFile(files.front(), f, io);
   }
-  if (!rest->empty())
-    return usage_error(absl::StrCat("unexpected argument \"", rest->front(), "\""));
+  if (!files.empty()) {
+    return usage_error(absl::StrCat("unexpected argument \"", files.front(), "\""));
+  }
   if (f.window <= absl::ZeroDuration())
     return usage_error("--for is required (how long to record)");
   return RecordLive(f, io, stop);
