@@ -74,9 +74,15 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
   for (const char* key :
        {"total_cost_usd", "gpu_hours_billed", "gpu_hours_used", "gpu_hours_idle", "idle_cost_usd",
         "pending_seconds", "scale_ups", "scale_downs", "preemptions", "lower_bound_cost_usd",
-        "packing_bound_cost_usd", "share_spread_node_hours", "groups"}) {
+        "packing_bound_cost_usd", "share_spread_node_hours", "idle_gpu_hours_by_cause", "groups"}) {
     CHECK(j.contains(key));
   }
+  double by_cause = 0;
+  for (const auto& [cause, hours] : j["idle_gpu_hours_by_cause"].items()) {
+    by_cause += hours.get<double>();
+  }
+  CHECK(by_cause == Approx(j["gpu_hours_idle"].get<double>()).margin(0.05));
+  CHECK(j["idle_gpu_hours_by_cause"].contains("idle_timeout"));
   for (const char* p : {"p50", "p95", "p99", "max"}) CHECK(j["pending_seconds"].contains(p));
   REQUIRE(j["groups"].contains("l4"));
   CHECK(j["groups"]["l4"]["total_cost_usd"] == j["total_cost_usd"]);
@@ -127,7 +133,8 @@ TEST_CASE("simulate prints a table, and a group's option can be swept", "[simula
                         Catch::Contains("group/l4/scaleDownUnneededTime=2m") &&
                         Catch::Contains("group/l4/scaleDownUnneededTime=20m") &&
                         Catch::Contains("Lower bound") && Catch::Contains("Packing bound") &&
-                        Catch::Contains("x PACK"));
+                        Catch::Contains("x PACK") && Catch::Contains("IDLE GPU-H BY") &&
+                        Catch::Contains("FRAGMENTS"));
 }
 
 TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]") {
@@ -143,7 +150,9 @@ TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]")
                        Catch::Contains("scale-down-unneeded-time=0s") &&
                        Catch::Contains("scale-down-unneeded-time=10m") &&
                        Catch::Contains("<h3>l4</h3>") && Catch::Contains("share bound $") &&
-                       Catch::Contains("packing bound $"));
+                       Catch::Contains("packing bound $") &&
+                       Catch::Contains("idle GPU-hours by what kept them") &&
+                       Catch::Contains("<th>pods cannot move</th>"));
   // Nothing is fetched: no scripts, no links, no images from anywhere.
   CHECK_THAT(html, !Catch::Contains("<script") && !Catch::Contains("src=") &&
                        !Catch::Contains("href=") && !Catch::Contains("@import"));
