@@ -64,15 +64,15 @@ absl::StatusOr<SeenPod> Keep(const JsonReader& o) {
 // Checks the trace reads back as `simulate` reads it, writes it, and says what it holds.
 int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandIo& io) {
   const sim::RecordSummary& s = trace.summary;
-  for (const std::string& problem : s.problems)
+  for (const std::string& problem : s.problems) {
     io.err << kCommand << ": left out " << problem << "\n";
-  absl::StatusOr<sim::Trace> reread =
+  }
+  const absl::Status readable =
       s.pods == 0 ? absl::FailedPreconditionError("no pod ran in the window: nothing to simulate")
-                  : sim::ParseTrace(trace.text, "the recorded trace", ".");
-  if (s.pods == 0) {
-    io.err << kCommand << ": " << reread.status().message() << "\n";
-  } else if (!reread.ok()) {
-    io.err << kCommand << ": the trace does not read back: " << reread.status().message() << "\n";
+                  : sim::ParseTrace(trace.text, "the recorded trace", ".").status();
+  if (!readable.ok()) {
+    io.err << kCommand << ": " << (s.pods == 0 ? "" : "the trace does not read back: ")
+           << readable.message() << "\n";
   }
   if (f.out == "-") {
     io.out << trace.text;
@@ -86,7 +86,7 @@ int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandI
          << absl::FormatTime(absl::RFC3339_sec, trace.end, absl::UTCTimeZone()) << "; "
          << s.still_running << " still running, cut at the end; " << s.never_bound
          << " never bound and " << s.node_pods << " DaemonSet or static pods left out\n";
-  return reread.ok() ? kExitOk : kExitFailure;
+  return readable.ok() ? kExitOk : kExitFailure;
 }
 
 int RecordDumpFile(const std::string& path, const RecordFlags& f, const CommandIo& io) {

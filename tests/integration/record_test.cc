@@ -179,6 +179,10 @@ TEST_CASE("record refuses what it cannot do, naming the flag or the file", "[rec
   CHECK(run({"--from", "kubectl-json", nodes.string()}, &err) == kExitFailure);
   CHECK(absl::StrContains(err, "1 objects are not pods"));
   CHECK(absl::StrContains(err, "holds no pods"));
+  const auto waiting = std::filesystem::temp_directory_path() / "gpua-record-waiting.json";
+  std::ofstream(waiting) << GpuPod("waiting", absl::Now()).dump();
+  CHECK(run({"--from", "kubectl-json", waiting.string()}, &err) == kExitFailure);
+  CHECK(absl::StrContains(err, "no pod ran in the window"));
 }
 
 TEST_CASE("a long recording is written out as it goes, so a killed one leaves its checkpoint",
