@@ -18,6 +18,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "kubeobjects/documents.h"
+#include "kubeobjects/pod_groups.h"
 
 namespace gpua {
 namespace {
@@ -114,6 +115,115 @@ int RecordDumpFile(const std::string& path, const RecordFlags& f, const CommandI
   return Finish(recorder.Write(window), f, io);
 }
 
+// A PodGroup as the informer lends it: kept whole (it is small), with the kind and version
+// its collection says, which list items may leave out.
+struct SeenGroup {
+  nlohmann::json object;
+  std::string resource_version;
+};
+
+// The PodGroup collections gangs' sizes come from; either may be missing (no CRD, no RBAC).
+struct GroupCollection {
+  const char* api_version;
+  const char* fallback_version;
+};
+constexpr GroupCollection kPodGroupCollections[] = {
+    {"scheduling.volcano.sh/v1beta1", "scheduling.volcano.sh/v1alpha1"},
+    {"scheduling.x-k8s.io/v1alpha1", "scheduling.x-k8s.io/v1beta1"},
+};
+
+// The pods (and PodGroups) of a cluster, listed and watched into a recorder.
+class LiveRecording {
+ public:
+  LiveRecording(kube::ApiClient& client, const RecordFlags& f, const CommandIo& io)
+      : io_(io), log_(io.err, absl::StrCat(kCommand, ": ")), pods_(Keep, PodHandlers(), log_) {
+    kube::ReflectorOptions options;
+    options.log = &log_;
+    reflectors_.push_back(std::make_unique<kube::Reflector>(
+        client, Collection("/api/v1", "pods", f.namespace_name), pods_, io.clock, options));
+    options.optional = true;
+    for (const GroupCollection& c : kPodGroupCollections) {
+      auto& informer = groups_.emplace_back(std::make_unique<kube::Informer<SeenGroup>>(
+          [api = std::string(c.api_version)](const JsonReader& o) -> absl::StatusOr<SeenGroup> {
+            SeenGroup g{o.ToJson(), ""};
+            if (!g.object.contains("apiVersion")) g.object["apiVersion"] = api;
+            g.object["kind"] = "PodGroup";
+            GPUA_ASSIGN_OR_RETURN(g.resource_version,
+                                  o.Field("metadata").Field("resourceVersion").String());
+            return g;
+          },
+          kube::Informer<SeenGroup>::Handlers{}, log_));
+      options.fallback_paths = {
+          Collection(absl::StrCat("/apis/", c.fallback_version), "podgroups", f.namespace_name)};
+      reflectors_.push_back(std::make_unique<kube::Reflector>(
+          client, Collection(absl::StrCat("/apis/", c.api_version), "podgroups", f.namespace_name),
+          *informer, io.clock, options));
+    }
+  }
+  ~LiveRecording() { Stop(); }
+
+  void Start() {
+    for (auto& r : reflectors_) threads_.emplace_back([this, r = r.get()] { r->Run(stop_); });
+  }
+  bool Synced() const {
+    bool synced = pods_.synced();
+    for (const auto& g : groups_) synced = synced && g->synced();
+    return synced;
+  }
+  void Stop() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+  sim::RecordedTrace Write(const sim::RecordWindow& window) {
+    std::vector<nlohmann::json> groups;
+    for (const auto& g : groups_) {
+      for (const auto& seen : g->List()) groups.push_back(seen->object);
+    }
+    absl::MutexLock lock(&mu_);
+    recorder_.SetGangSizes(PodGroupMinMembers(groups));
+    return recorder_.Write(window);
+  }
+  LogSink& log() { return log_; }
+
+ private:
+  static std::string Collection(const std::string& prefix, const char* resource,
+                                const std::string& ns) {
+    return ns.empty() ? absl::StrCat(prefix, "/", resource)
+                      : absl::StrCat(prefix, "/namespaces/", ns, "/", resource);
+  }
+
+  kube::Informer<SeenPod>::Handlers PodHandlers() {
+    using Ptr = kube::Informer<SeenPod>::Ptr;
+    kube::Informer<SeenPod>::Handlers h;
+    h.on_add = [this](const Ptr& p) {
+      absl::MutexLock lock(&mu_);
+      recorder_.Saw(p->object(), io_.clock.Now());
+    };
+    h.on_update = [this](const Ptr& before, const Ptr& after) {
+      absl::MutexLock lock(&mu_);
+      // A relist can show a pod made anew under the same name: the old one went.
+      if (before->uid != after->uid) recorder_.Gone(before->object(), io_.clock.Now());
+      recorder_.Saw(after->object(), io_.clock.Now());
+    };
+    h.on_delete = [this](const Ptr& p) {
+      absl::MutexLock lock(&mu_);
+      recorder_.Gone(p->object(), io_.clock.Now());
+    };
+    return h;
+  }
+
+  const CommandIo& io_;
+  StreamLogSink log_;
+  absl::Mutex mu_;
+  sim::TraceRecorder recorder_ ABSL_GUARDED_BY(mu_);
+  kube::Informer<SeenPod> pods_;
+  std::vector<std::unique_ptr<kube::Informer<SeenGroup>>> groups_;
+  std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+};
+
 // Lists and watches pods for `f.window` (or until `stop`), then writes what came and went.
 int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool>& stop) {
   absl::StatusOr<kube::RestConfig> config =
@@ -129,45 +239,15 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
     io.err << kCommand << ": " << client.status().message() << "\n";
     return kExitFailure;
   }
-  StreamLogSink log(io.err, absl::StrCat(kCommand, ": "));
-  absl::Mutex mu;
-  sim::TraceRecorder recorder;
-  using Ptr = kube::Informer<SeenPod>::Ptr;
-  kube::Informer<SeenPod>::Handlers handlers;
-  handlers.on_add = [&](const Ptr& p) {
-    absl::MutexLock lock(&mu);
-    recorder.Saw(p->object(), io.clock.Now());
-  };
-  handlers.on_update = [&](const Ptr& before, const Ptr& after) {
-    absl::MutexLock lock(&mu);
-    // A relist can show a pod made anew under the same name: the old one went.
-    if (before->uid != after->uid) recorder.Gone(before->object(), io.clock.Now());
-    recorder.Saw(after->object(), io.clock.Now());
-  };
-  handlers.on_delete = [&](const Ptr& p) {
-    absl::MutexLock lock(&mu);
-    recorder.Gone(p->object(), io.clock.Now());
-  };
-  kube::Informer<SeenPod> pods(Keep, std::move(handlers), log);
-  kube::ReflectorOptions reflector_options;
-  reflector_options.log = &log;
-  const std::string path = f.namespace_name.empty()
-                               ? "/api/v1/pods"
-                               : absl::StrCat("/api/v1/namespaces/", f.namespace_name, "/pods");
-  kube::Reflector reflector(**client, path, pods, io.clock, reflector_options);
-  std::atomic<bool> stop_watching{false};
+  LiveRecording recording(**client, f, io);
   const absl::Time start = io.clock.Now();
-  std::thread watcher([&] { reflector.Run(stop_watching); });
-  const auto stop_and_join = [&] {
-    stop_watching = true;
-    watcher.join();
-  };
+  recording.Start();
   const absl::Time sync_deadline = start + f.sync_timeout;
-  while (!pods.synced() && !stop && io.clock.Now() < sync_deadline) {
+  while (!recording.Synced() && !stop && io.clock.Now() < sync_deadline) {
     io.clock.SleepFor(absl::Milliseconds(50));
   }
-  if (!pods.synced()) {
-    stop_and_join();
+  if (!recording.Synced()) {
+    recording.Stop();
     io.err << kCommand << ": could not list pods from " << server << " within "
            << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;
@@ -189,16 +269,14 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
     const absl::Duration step =
         checkpoint ? std::min(f.checkpoint_every, until - io.clock.Now()) : until - io.clock.Now();
     if (!io.clock.SleepUnlessStopped(step, stop) || !checkpoint || io.clock.Now() >= until) break;
-    absl::MutexLock lock(&mu);
-    const sim::RecordedTrace partial = recorder.Write(window_until(io.clock.Now()));
+    const sim::RecordedTrace partial = recording.Write(window_until(io.clock.Now()));
     if (absl::Status written = WriteFileAtomically(f.out, partial.text); !written.ok()) {
-      log.Warning(absl::StrCat("checkpoint: ", written.message()));
+      recording.log().Warning(absl::StrCat("checkpoint: ", written.message()));
     }
   }
   const absl::Time end = io.clock.Now();
-  stop_and_join();
-  absl::MutexLock lock(&mu);
-  return Finish(recorder.Write(window_until(end)), f, io);
+  recording.Stop();
+  return Finish(recording.Write(window_until(end)), f, io);
 }
 
 std::atomic<bool> signalled{false};

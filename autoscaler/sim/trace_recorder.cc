@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/api_time.h"
+#include "kubeobjects/pod_groups.h"
 #include "kubeobjects/pods.h"
 
 namespace gpua::sim {
@@ -163,6 +164,7 @@ struct Recorded {
   std::string gang;  // namespace/group, empty when none
   nlohmann::json pod;
   bool gpu = false;
+  int32_t gang_size = 0;  // its min-member, as its pods or PodGroup say; 0: not said
 };
 
 // One line of the trace: a pod, or a gang's pods of one shape.
@@ -225,28 +227,35 @@ class Writer {
 
   // A gang of one shape is one line with `gang: true`; a gang of several shapes (a launcher
   // and its workers) is a line per shape, joined by the pod-group annotations.
+  // A gang of one shape whose size is its pods is one line with `gang: true`; a gang of
+  // several shapes (a launcher and its workers), or one whose PodGroup starts it with fewer
+  // members than it has, is a line per shape joined by the pod-group annotations.
   void AddGang(const std::vector<const Recorded*>& members, std::vector<Line>& lines) {
     ++summary_.gangs;
     const Recorded& first = *members.front();
     const std::string group = first.gang.substr(first.gang.find('/') + 1);
     const std::string name = NameFor(first.ns, group, "gang");
+    int32_t size = 0;
+    for (const Recorded* m : members) size = std::max(size, m->gang_size);
+    if (size == 0) size = static_cast<int32_t>(members.size());
     std::map<std::string, std::vector<const Recorded*>> by_shape;
     for (const Recorded* m : members) by_shape[m->pod.dump()].push_back(m);
+    const bool one_line = by_shape.size() == 1 && size == static_cast<int32_t>(members.size());
     int shape = 0;
     for (const auto& [key, same] : by_shape) {
       Line line{first.arrival - zero_,
                 name,
                 first.ns,
                 static_cast<int>(same.size()),
-                by_shape.size() == 1,
+                one_line,
                 absl::ZeroDuration(),
                 same.front()->pod};
       for (const Recorded* m : same) line.run = std::max(line.run, m->run);
-      if (!line.gang) {
-        line.name = absl::StrCat(name, "-", ++shape);
+      if (!one_line) {
+        if (by_shape.size() > 1) line.name = absl::StrCat(name, "-", ++shape);
         nlohmann::json& annotations = line.pod["metadata"]["annotations"];
         annotations["scheduling.k8s.io/group-name"] = name;
-        annotations["kueue.x-k8s.io/pod-group-total-count"] = absl::StrCat(members.size());
+        annotations["kueue.x-k8s.io/pod-group-total-count"] = absl::StrCat(size);
       }
       lines.push_back(std::move(line));
     }
@@ -449,6 +458,7 @@ Times TimesOf(const TraceRecorder::Life& life) {
 
 // The pods that ran before the window's end, and why the others are left out.
 std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life>& lives,
+                                 const absl::flat_hash_map<std::string, int32_t>& gang_sizes,
                                  const RecordWindow& window, RecordSummary& s) {
   std::vector<Recorded> pods;
   for (const auto& [key, life] : lives) {
@@ -480,9 +490,23 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
     s.pod_affinity_dropped += f.pod_affinity;
     s.spread_dropped += f.spread;
     s.host_ports_dropped += f.host_ports;
-    pods.push_back(Recorded{t.created, t.bound, std::min(t.ended, window.end), t.created,
-                            absl::ZeroDuration(), spec.namespace_name, spec.name,
-                            spec.gang.has_value() ? spec.gang->name : "", std::move(f.pod), gpu});
+    Recorded r{t.created,
+               t.bound,
+               std::min(t.ended, window.end),
+               t.created,
+               absl::ZeroDuration(),
+               spec.namespace_name,
+               spec.name,
+               spec.gang.has_value() ? spec.gang->name : "",
+               std::move(f.pod),
+               gpu};
+    if (spec.gang.has_value()) {
+      r.gang_size = spec.gang->min_member;
+      if (auto it = gang_sizes.find(spec.gang->name); r.gang_size == 0 && it != gang_sizes.end()) {
+        r.gang_size = it->second;
+      }
+    }
+    pods.push_back(std::move(r));
   }
   return pods;
 }
@@ -492,7 +516,7 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
 RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
   RecordedTrace out;
   RecordSummary& s = out.summary;
-  std::vector<Recorded> pods = Candidates(lives_, window, s);
+  std::vector<Recorded> pods = Candidates(lives_, gang_sizes_, window, s);
   absl::Time start = window.start;
   if (!Finite(start)) {
     start = window.end;
@@ -525,10 +549,13 @@ RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
 
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder) {
   int64_t not_pods = 0;
+  std::vector<nlohmann::json> groups;
   for (const nlohmann::json& o : objects) {
     const bool event = o.is_object() && o.contains("type") && o.contains("object");
     const nlohmann::json& pod = event ? o["object"] : o;
-    if (!IsPodObject(pod) || !pod.contains("spec")) {
+    if (pod.is_object() && pod.value("kind", "") == "PodGroup") {
+      groups.push_back(pod);
+    } else if (!IsPodObject(pod) || !pod.contains("spec")) {
       ++not_pods;
     } else if (event && o["type"] == "DELETED") {
       recorder.Gone(pod, absl::InfinitePast());
@@ -536,6 +563,7 @@ int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& re
       recorder.Saw(pod, absl::InfinitePast());
     }
   }
+  recorder.SetGangSizes(PodGroupMinMembers(groups));
   return not_pods;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 
 namespace gpua::sim {
@@ -59,6 +60,12 @@ class TraceRecorder {
   // A pod deleted, or gone from a relist, at `seen` (InfinitePast when not known).
   void Gone(const nlohmann::json& pod, absl::Time seen);
 
+  // Gang sizes from PodGroup objects (namespace/name -> spec.minMember, as
+  // PodGroupMinMembers reads them), for gangs whose pods do not say their size.
+  void SetGangSizes(absl::flat_hash_map<std::string, int32_t> min_members) {
+    gang_sizes_ = std::move(min_members);
+  }
+
   // The latest time any pod says something happened (created, bound, ended, deleted): where
   // a dump ends.
   absl::Time Latest() const;
@@ -89,12 +96,14 @@ class TraceRecorder {
   void Record(nlohmann::json pod, absl::Time seen, bool gone);
 
   std::map<std::string, Life> lives_;  // by uid (namespace/name when it has none)
+  absl::flat_hash_map<std::string, int32_t> gang_sizes_;
 };
 
 // Feeds the objects of a kubectl dump to `recorder`: `kubectl get pods -o json` (a List),
 // with `--watch` (one Pod after another) or `--output-watch-events` ({"type", "object"}, where
-// DELETED says the pod went). Times come from the pods themselves. Returns how many objects
-// were not pods (left out).
+// DELETED says the pod went). Times come from the pods themselves. PodGroups in it
+// (`kubectl get pods,podgroups`) give their gangs' sizes. Returns how many objects were
+// neither (left out).
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder);
 
 // What the recorder keeps of a pod: what its decoding reads (the scheduling fields, the

@@ -73,6 +73,9 @@ TEST_CASE(
                                             {"controller", true}}};
   Bind(daemon, long_ago);
   server.Upsert("pods", daemon);
+  // No PodGroup collection is served, so the next watch is the pods' own.
+  server.RefusePath("/apis/scheduling.volcano.sh/", 404);
+  server.RefusePath("/apis/scheduling.x-k8s.io/", 404);
   server.CutNextWatchAfter(60);
 
   const std::string out = (std::filesystem::temp_directory_path() / "gpua-record-1.jsonl").string();
@@ -84,7 +87,8 @@ TEST_CASE(
                               "--for", "5s", "--out", out, "--keep-names"},
                              stdout_text, stderr_text);
   });
-  REQUIRE(Eventually([&] { return server.requests() >= 2; }));  // listed, watching
+  // Pods listed and watched, both versions of both PodGroup collections refused.
+  REQUIRE(Eventually([&] { return server.requests() >= 6; }));
   absl::SleepFor(absl::Milliseconds(200));
   // The watch after the cut waits a while for its answer; meanwhile `before` is deleted and
   // the events are forgotten, so it gets 410 and only the relist can tell.
@@ -234,6 +238,37 @@ TEST_CASE("record --namespace lists and watches that namespace only", "[kube][re
   CHECK(lines.begin()->first == "in-ml");
 }
 
+TEST_CASE("record reads gangs' sizes from PodGroups, and does without them where none is served",
+          "[kube][record]") {
+  FakeApiServer server;
+  for (int i = 0; i < 3; ++i) {
+    nlohmann::json pod = GpuPod(absl::StrCat("ddp-", i), absl::Now());
+    pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = "ddp";
+    Bind(pod, absl::Now());
+    server.Upsert("pods", pod);
+  }
+  server.Upsert("podgroups", {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                              {"kind", "PodGroup"},
+                              {"metadata", {{"name", "ddp"}, {"namespace", "ml"}}},
+                              {"spec", {{"minMember", 2}}}});
+  // The coscheduling collection is not served, as where its CRD is not installed.
+  server.RefusePath("/apis/scheduling.x-k8s.io/", 404);
+  std::ostringstream out, err;
+  const int rc = testing::RunCommand(
+      RunRecordCommand,
+      {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-5"), "--for", "1s"}, out,
+      err);
+  INFO(err.str());
+  REQUIRE(rc == 0);
+  INFO(out.str());
+  absl::StatusOr<sim::Trace> trace = sim::ParseTrace(out.str(), "recorded", ".");
+  REQUIRE(trace.ok());
+  REQUIRE(trace->arrivals.size() == 1);
+  CHECK(trace->arrivals[0].count == 3);
+  REQUIRE(trace->arrivals[0].shape->spec.gang.has_value());
+  CHECK(trace->arrivals[0].shape->spec.gang->min_member == 2);
+}
+
 TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube][record]") {
   FakeApiServer server;
   nlohmann::json pod = GpuPod("early", absl::Now());
@@ -248,7 +283,8 @@ TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube]
         {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-2"), "--for", "1h"},
         {out, err, clock}, stop);
   });
-  REQUIRE(Eventually([&] { return server.requests() >= 2; }));
+  // Pods and both PodGroup collections listed and watched.
+  REQUIRE(Eventually([&] { return server.requests() >= 6; }));
   stop = true;
   recorder.join();
   INFO(err.str());

@@ -179,6 +179,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a Volcano job whose PodGroup starts it with fewer members than it has keeps that "
+    "minimum in the trace",
+    "[record]") {
+  std::vector<nlohmann::json> objects;
+  for (int i = 0; i < 4; ++i) {
+    nlohmann::json worker = Pod("ddp-" + std::to_string(i), "2026-12-01T01:00:00Z",
+                                "2026-12-01T01:02:00Z", "2026-12-01T03:02:00Z", 8);
+    worker["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = "ddp";
+    objects.push_back(worker);
+  }
+  objects.push_back({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                     {"kind", "PodGroup"},
+                     {"metadata", {{"name", "ddp"}, {"namespace", "research"}}},
+                     {"spec", {{"minMember", 3}}}});
+  TraceRecorder recorder;
+  CHECK(RecordDump(objects, recorder) == 0);  // the PodGroup is read, not left out
+  RecordWindow window;
+  window.end = recorder.Latest();
+  const RecordedTrace recorded = recorder.Write(window);
+  const std::vector<nlohmann::json> lines = Lines(recorded.text);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0]["count"] == 4);
+  CHECK_FALSE(lines[0].contains("gang"));
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 1);
+  REQUIRE(trace.arrivals[0].shape->spec.gang.has_value());
+  CHECK(trace.arrivals[0].shape->spec.gang->min_member == 3);
+}
+
+TEST_CASE(
     "DaemonSet, static, never-bound and unreadable pods are left out and said, and rules "
     "between pods are dropped and counted, so the trace still reads back",
     "[record]") {
