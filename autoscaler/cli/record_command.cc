@@ -293,8 +293,8 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
   flags.AddString("context", &f.context, "kubeconfig context (default: its current-context)");
   flags.AddString("namespace", &f.namespace_name, "record one namespace (default: all)");
   flags.AddDuration("for", &f.window,
-                    "how long to record; with --from, the last this long of the dump (default: "
-                    "all of it)");
+                    "how long to record (required); with --from, keep the last this long of the "
+                    "dump (0: all of it)");
   flags.AddString("from", &f.from, "kubectl-json: read the dump FILE instead of a cluster");
   flags.AddString("out", &f.out, "where the trace goes (- for stdout)");
   flags.AddBool("keep-names", &f.keep_names, "keep pod names and namespaces in the trace");
