@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "autoscaler/cli/cluster_connection_flags.h"
 #include "autoscaler/controller/node_state.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "base/log.h"
@@ -21,13 +22,10 @@ namespace gpua {
 namespace {
 
 struct InspectFlags {
-  std::string kubeconfig;
-  std::string context;
+  ClusterConnectionFlags cluster;
   std::string output = "table";
   absl::Duration watch = absl::ZeroDuration();
   absl::Duration sync_timeout = absl::Seconds(30);
-  double qps = 20;
-  int64_t burst = 30;
   std::string status_namespace = "kube-system";
   std::string status_name = "cluster-autoscaler-status";
 };
@@ -160,13 +158,7 @@ struct Connection {
 absl::StatusOr<Connection> Connect(const InspectFlags& f, const CommandIo& io, LogSink& log,
                                    const std::function<void(const std::string&)>& change) {
   Connection c;
-  GPUA_ASSIGN_OR_RETURN(kube::RestConfig config,
-                        kube::ResolveRestConfig(f.kubeconfig, f.context, kube::ProcessEnv));
-  c.server = config.server;
-  kube::ClientOptions options;
-  options.qps = f.qps;
-  options.burst = static_cast<int>(f.burst);
-  GPUA_ASSIGN_OR_RETURN(c.client, kube::ApiClient::Create(std::move(config), io.clock, options));
+  GPUA_ASSIGN_OR_RETURN(c.client, f.cluster.Connect(io.clock, &c.server));
   kube::ClusterWatchOptions watch;
   watch.budgets = watch.daemonsets = watch.workloads = false;
   watch.reflector.log = &log;
@@ -196,14 +188,10 @@ absl::StatusOr<Connection> Connect(const InspectFlags& f, const CommandIo& io, L
 int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
   InspectFlags f;
   FlagSet flags("gpu-autoscaler inspect");
-  flags.AddString("kubeconfig", &f.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
-  flags.AddString("context", &f.context, "kubeconfig context (default: its current-context)");
+  f.cluster.AddTo(flags);
   flags.AddString("output", &f.output, "table or json");
   flags.AddDuration("watch", &f.watch, "keep watching this long, printing each change");
   flags.AddDuration("sync-timeout", &f.sync_timeout, "how long the first lists may take");
-  flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
-  flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
   flags.AddString("namespace", &f.status_namespace,
                   "namespace of the controller's status ConfigMap");
   flags.AddString("status-config-map-name", &f.status_name, "the controller's status ConfigMap");

@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "autoscaler/cli/cluster_connection_flags.h"
 #include "autoscaler/kube/api_client.h"
 #include "autoscaler/kube/informer.h"
 #include "autoscaler/kube/reflector.h"
-#include "autoscaler/kube/rest_config.h"
 #include "autoscaler/sim/trace.h"
 #include "autoscaler/sim/trace_recorder.h"
 #include "base/file.h"
@@ -31,8 +31,7 @@ constexpr absl::string_view kUsage =
     "cluster while it watched (or in a kubectl dump), without their names unless asked.";
 
 struct RecordFlags {
-  std::string kubeconfig;
-  std::string context;
+  ClusterConnectionFlags cluster;
   std::string namespace_name;  // all namespaces when empty
   std::string from;
   absl::Duration window = absl::ZeroDuration();
@@ -41,8 +40,6 @@ struct RecordFlags {
   bool gpu_only = false;
   absl::Duration sync_timeout = absl::Seconds(60);
   absl::Duration checkpoint_every = absl::Minutes(10);
-  double qps = 20;
-  int64_t burst = 30;
 };
 
 // A pod as the informer lends it, kept as the recorder keeps it (slimmed, as text): the
@@ -226,15 +223,8 @@ class LiveRecording {
 
 // Lists and watches pods for `f.window` (or until `stop`), then writes what came and went.
 int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool>& stop) {
-  absl::StatusOr<kube::RestConfig> config =
-      kube::ResolveRestConfig(f.kubeconfig, f.context, kube::ProcessEnv);
-  kube::ClientOptions options;
-  options.qps = f.qps;
-  options.burst = static_cast<int>(f.burst);
-  std::string server = config.ok() ? config->server : "";
-  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
-      config.ok() ? kube::ApiClient::Create(*std::move(config), io.clock, options)
-                  : config.status();
+  std::string server;
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client = f.cluster.Connect(io.clock, &server);
   if (!client.ok()) {
     io.err << kCommand << ": " << client.status().message() << "\n";
     return kExitFailure;
@@ -288,9 +278,7 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
                           const std::atomic<bool>& stop) {
   RecordFlags f;
   FlagSet flags{std::string(kCommand)};
-  flags.AddString("kubeconfig", &f.kubeconfig,
-                  "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
-  flags.AddString("context", &f.context, "kubeconfig context (default: its current-context)");
+  f.cluster.AddTo(flags);
   flags.AddString("namespace", &f.namespace_name, "record one namespace (default: all)");
   flags.AddDuration("for", &f.window,
                     "how long to record (required); with --from, keep the last this long of the "
@@ -303,8 +291,6 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
   flags.AddDuration("checkpoint-every", &f.checkpoint_every,
                     "write the trace so far to --out this often while recording (0: only at "
                     "the end)");
-  flags.AddDouble("kube-api-qps", &f.qps, "requests per second to the API server");
-  flags.AddInt("kube-api-burst", &f.burst, "requests allowed at once");
   std::vector<std::string> files;
   if (auto exit = ParseFlagsOrExit(flags, args, kUsage, io, &files)) return *exit;
   const auto usage_error = [&](absl::string_view what) {
