@@ -43,6 +43,10 @@ class RemovalSimulator {
   // that takes it, nodes not avoided first, and moves on with it like a pod moved there when
   // that node goes. False: it fits nowhere, and nothing changed. The pod must outlive this.
   bool Reserve(const PodSpec& pod);
+  // Whether earlier removals kept have moved pods onto node `index`.
+  bool Received(size_t index) const {
+    return index < received_.size() && !received_[index].empty();
+  }
   // The pod TryRemove last found no home for.
   const PodSpec* last_unplaced() const { return last_unplaced_; }
 

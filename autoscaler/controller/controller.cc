@@ -114,7 +114,7 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   ScaleDownResult down;
   Timed(report, "scaleDown", [&] {
     down = scale_down_.Run(view, state, groups, report.fit_existing, report.nodes_added(),
-                           warm.pods, node_cache_, now, report.removals);
+                           warm.pods, mig_book_, node_cache_, now, report.removals);
   });
   report.scale_down = std::move(down.status);
   report.scale_down_cooldown = std::move(down.cooldown);

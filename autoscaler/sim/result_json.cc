@@ -39,6 +39,7 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"gpu_pending_seconds", PercentilesJson(f.gpu_pending)},
           {"scale_ups", f.scale_ups},
           {"repeat_scale_ups", f.repeat_scale_ups},
+          {"replacements", f.replacements},
           {"scale_downs", f.scale_downs},
           {"preemptions", f.preemptions}};
 }

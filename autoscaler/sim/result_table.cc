@@ -115,6 +115,8 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
       r.total.packing_bound_cost_usd, TimesPackingBound(r.total));
   out << "Repeat scale-ups (increases for pods already promised nodes on their way): "
       << r.total.repeat_scale_ups << "\n";
+  out << "Replacements (nodes asked for to replace others, cheaper or fuller): "
+      << r.total.replacements << "\n";
   PrintNotes(r, out);
 }
 

@@ -162,7 +162,7 @@ class Run {
   int64_t cloud_changes_ = 0;  // the cloud's ChangesFromOutside() when the nodes last followed
   absl::Time horizon_;
   int64_t loops_ = 0;
-  std::map<std::string, int> scale_ups_, scale_downs_, repeat_scale_ups_;
+  std::map<std::string, int> scale_ups_, scale_downs_, repeat_scale_ups_, replacements_;
   // Idle GPUs as the last loop filed them, held until the next; GPU-hours so far, by group.
   std::map<std::string, IdleGpuCount> idle_now_, idle_gpu_hours_;
   absl::Time idle_since_ = kStart;
@@ -225,6 +225,10 @@ void Run::RunLoop() {
   for (const ScaleUpOutcome& o : report.scale_ups) {
     if (o.status.ok()) scale_ups_[o.request.group] += o.request.delta;
     if (o.status.ok() && o.repeat) ++repeat_scale_ups_[o.request.group];
+  }
+  for (const std::string& group : report.removals.replacements) {
+    ++scale_ups_[group];
+    ++replacements_[group];
   }
   for (const RemovedNode& removed : report.removals.deleted) {
     if (removed.reason == "preempted") continue;
@@ -335,6 +339,7 @@ SimulationResult Run::Result() {
     f.packing_bound_cost_usd = pb == packing.cost_by_group.end() ? 0 : pb->second;
     f.scale_ups = scale_ups_[id];
     f.repeat_scale_ups = repeat_scale_ups_[id];
+    f.replacements = replacements_[id];
     f.scale_downs = scale_downs_[id];
     f.preemptions = b.interruptions;
     f.pending = figure(accounts.pending_seconds_by_group, id);
@@ -352,6 +357,7 @@ SimulationResult Run::Result() {
     }
     t.scale_ups += f.scale_ups;
     t.repeat_scale_ups += f.repeat_scale_ups;
+    t.replacements += f.replacements;
     t.scale_downs += f.scale_downs;
     t.preemptions += f.preemptions;
     r.groups.push_back({id, f});

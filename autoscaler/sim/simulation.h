@@ -70,6 +70,7 @@ struct Figures {
   double packing_bound_cost_usd = 0;  // whole nodes: packing_bound.h
   int scale_ups = 0;                  // nodes asked for
   int repeat_scale_ups = 0;           // increases whose pods were all promised nodes on their way
+  int replacements = 0;     // of the nodes asked for, those to replace others (consolidation)
   int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
   int preemptions = 0;      // reclaim notices the cloud gave
   Percentiles pending;      // pods bound to the group's nodes (all groups: every pod)

@@ -164,6 +164,7 @@ void BM_SimulateWeek(benchmark::State& state) {
     state.counters["loops"] = static_cast<double>(r->loops);
     state.counters["node_hours"] = r->total.node_hours;
     state.counters["scale_ups"] = r->total.scale_ups;
+    state.counters["replacements"] = r->total.replacements;
     state.counters["cost_usd"] = r->total.cost_usd;
     state.counters["x_packing_bound"] = r->total.cost_usd / r->total.packing_bound_cost_usd;
   }

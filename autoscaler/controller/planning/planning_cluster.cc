@@ -140,6 +140,36 @@ std::string LeftOutReason(const GroupState& g) {
   return "";
 }
 
+// By group: its template as new nodes will be; none where the provider gave none.
+std::vector<std::optional<NodeTemplate>> PlanningTemplates(
+    const ClusterView& view, const ClusterState& state,
+    const std::vector<std::string>& ignored_taints) {
+  std::vector<const PodSpec*> daemonset_pods;
+  for (const DaemonSetPtr& ds : view.daemonsets) daemonset_pods.push_back(&ds->pod);
+  std::vector<std::optional<NodeTemplate>> templates(state.groups.size());
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const ProviderGroup& p = *state.groups[g].provider;
+    if (p.node_template.has_value()) {
+      templates[g] = PlanningTemplate(*p.node_template, daemonset_pods, ignored_taints);
+    }
+  }
+  return templates;
+}
+
+// A group as the estimator sees it, `asked` nodes more than its target already.
+NodeGroupSpec GroupSpecOf(const ProviderGroup& p, const NodeTemplate& planning_template,
+                          int asked) {
+  NodeGroupSpec spec;
+  spec.id = p.id;
+  spec.min_size = p.min_size;
+  spec.max_size = p.max_size;
+  spec.target_size = p.target_size + asked;
+  spec.price_per_hour = p.price_per_hour;
+  spec.node_template = planning_template;
+  spec.gpus = p.gpus;  // read from the same labels, annotations and allocatable
+  return spec;
+}
+
 }  // namespace
 
 bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
@@ -177,15 +207,8 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
                                      const std::vector<std::string>& ignored_taints,
                                      RunningNodeCache& rooms) {
   PlanningCluster out;
-  std::vector<const PodSpec*> daemonset_pods;
-  for (const DaemonSetPtr& ds : view.daemonsets) daemonset_pods.push_back(&ds->pod);
-  std::vector<std::optional<NodeTemplate>> templates(state.groups.size());
-  for (size_t g = 0; g < state.groups.size(); ++g) {
-    const ProviderGroup& p = *state.groups[g].provider;
-    if (p.node_template.has_value()) {
-      templates[g] = PlanningTemplate(*p.node_template, daemonset_pods, ignored_taints);
-    }
-  }
+  const std::vector<std::optional<NodeTemplate>> templates =
+      PlanningTemplates(view, state, ignored_taints);
   out.nodes.reserve(state.nodes.size());
   out.node_of_state.assign(state.nodes.size(), -1);
   out.upcoming_nodes.resize(state.groups.size());
@@ -235,15 +258,19 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
       out.left_out[p.id] = std::move(why);
       continue;
     }
-    NodeGroupSpec spec;
-    spec.id = p.id;
-    spec.min_size = p.min_size;
-    spec.max_size = p.max_size;
-    spec.target_size = p.target_size + asked;
-    spec.price_per_hour = p.price_per_hour;
-    spec.node_template = *templates[g];
-    spec.gpus = p.gpus;  // read from the same labels, annotations and allocatable
-    out.groups.push_back(std::move(spec));
+    out.groups.push_back(GroupSpecOf(p, *templates[g], asked));
+  }
+  return out;
+}
+
+std::vector<NodeGroupSpec> GrowableGroups(const ClusterView& view, const ClusterState& state,
+                                          const std::vector<std::string>& ignored_taints) {
+  const std::vector<std::optional<NodeTemplate>> templates =
+      PlanningTemplates(view, state, ignored_taints);
+  std::vector<NodeGroupSpec> out;
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    if (!LeftOutReason(state.groups[g]).empty()) continue;
+    out.push_back(GroupSpecOf(*state.groups[g].provider, *templates[g], 0));
   }
   return out;
 }

@@ -48,6 +48,10 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
                                      const std::vector<std::string>& ignored_taints,
                                      RunningNodeCache& rooms);
 
+// The groups that may grow now, as BuildPlanningCluster gives them, without building nodes.
+std::vector<NodeGroupSpec> GrowableGroups(const ClusterView& view, const ClusterState& state,
+                                          const std::vector<std::string>& ignored_taints);
+
 // The taints a node carries only while it starts (not-ready, uninitialized, and the
 // start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
 // remove it: none of them says anything about where pods will run once it is up.

@@ -33,6 +33,7 @@ IdleCause IdleCauseOf(const NodeJudgement& judged) {
       {"NotUnderutilized", IdleCause::kFragmentation},
       {"NoPlaceToMovePods", IdleCause::kFragmentation},
       {"WarmCapacity", IdleCause::kWarmCapacity},
+      {"ReplacingNodes", IdleCause::kStarting},  // new, for pods yet to move onto it
       {"NodeGroupMinSizeReached", IdleCause::kMinSize},
       {"MinimalResourceLimitExceeded", IdleCause::kMinSize},
       {"ScaleDownDisabledAnnotation", IdleCause::kOther},

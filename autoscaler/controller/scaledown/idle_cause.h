@@ -13,7 +13,7 @@
 namespace gpua {
 
 enum class IdleCause {
-  kStarting,        // booting, or its GPUs not yet advertised
+  kStarting,        // booting, its GPUs not yet advertised, or new for pods yet to move there
   kIdleTimeout,     // unneeded, waiting out its unneeded time (or its turn, or a cooldown)
   kPodsCannotMove,  // a pod on it may not be moved (safe-to-evict, PDB, gang, payback, ...)
   kWarmCapacity,    // it holds a CapacityBuffer's room

@@ -36,6 +36,8 @@ struct ScaleDownReport {
   int started = 0;
   int rolled_back = 0;
   int delete_errors = 0;
+  // Groups asked for a node to replace others (consolidation), one entry per node.
+  std::vector<std::string> replacements;
 };
 
 class ScaleDownActuator {

@@ -8,11 +8,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "autoscaler/controller/planning/drain_facts.h"
 #include "autoscaler/controller/planning/planning_cluster.h"
 #include "autoscaler/controller/planning/resource_limits.h"
 #include "autoscaler/controller/scaledown/disruption.h"
 #include "autoscaler/controller/scaledown/removal_budget.h"
+#include "autoscaler/controller/spot/spot_capacity.h"
 #include "estimator/removal_simulator.h"
 
 namespace gpua {
@@ -23,6 +25,12 @@ constexpr absl::string_view kNotUnderutilized = "NotUnderutilized";
 constexpr absl::string_view kDisruptionNotPaidBack = "DisruptionNotPaidBack";
 // Ours: the room it has is warm capacity a CapacityBuffer asks for, with nowhere else to go.
 constexpr absl::string_view kWarmCapacity = "WarmCapacity";
+// Ours: it was brought up to replace other nodes, whose pods have yet to move onto it.
+constexpr absl::string_view kReplacing = "ReplacingNodes";
+// What a new GPU node takes to boot and advertise its GPUs, as the time a replacement and the
+// nodes it replaces both run when their unneeded time is shorter (the bundled pools' p50s are
+// 3-6 minutes).
+constexpr absl::Duration kReplacementBoot = absl::Minutes(5);
 
 // The nodes pods may move to: ready, not being removed; and each state node's place there.
 struct SnapshotNodes {
@@ -45,6 +53,7 @@ double UnitPrice(const NodeStatus& s, const ProviderGroup& g) {
 }
 
 SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
+                          const std::optional<PendingReplacement>& replacement,
                           RunningNodeCache& rooms) {
   SnapshotNodes out;
   out.index.assign(state.nodes.size(), -1);
@@ -56,8 +65,11 @@ SnapshotNodes TargetNodes(const ClusterView& view, const ClusterState& state,
     const std::string& group = s.group >= 0 ? state.groups[s.group].id() : kNoGroup;
     out.index[i] = static_cast<int>(out.nodes.size());
     out.nodes.push_back(ExistingNode(s.node, view, group, {}, rooms));
-    // A node of no group is never removed by us: moving pods there costs nothing more.
-    out.prices.push_back(s.group >= 0 ? UnitPrice(s, *state.groups[s.group].provider) : 0);
+    // A node of no group is never removed by us, and a replacement came for these pods:
+    // moving pods there costs nothing more.
+    const bool free =
+        s.group < 0 || (replacement.has_value() && replacement->IsReplacementNode(s, state));
+    out.prices.push_back(free ? 0 : UnitPrice(s, *state.groups[s.group].provider));
   }
   return out;
 }
@@ -83,6 +95,7 @@ struct Judging {
   absl::Time now;
   // Placeholders of warm capacity the simulator holds room for.
   absl::flat_hash_map<const PodSpec*, const PodObject*> placeholders;
+  const PendingReplacement* replacement = nullptr;  // under way, if any
 
   // `targets` holds the target nodes, `index` each state node's place among them.
   Judging(const ClusterView& v, const ClusterState& s, const DrainRules& r, SnapshotNodes targets,
@@ -124,15 +137,25 @@ bool MayConsolidate(const NodeJudgement& judged, const Judging& j) {
   return j.payback > absl::ZeroDuration() && judged.utilization.gpu_node;
 }
 
-// What the moving pods lose, against the payback window; empty: the drain pays back.
-std::string UnpaidDisruption(const NodeStatus& s, const ProviderGroup& g,
-                             const std::vector<PodPtr>& moving, const Judging& j) {
-  if (j.payback <= absl::ZeroDuration() || moving.empty()) return "";
+// The node-time the moving pods lose; zero when consolidation is off (nothing weighs it).
+absl::Duration LostNodeTime(const NodeStatus& s, const ProviderGroup& g,
+                            const std::vector<PodPtr>& moving, const Judging& j, absl::Time at) {
+  if (j.payback <= absl::ZeroDuration() || moving.empty()) return absl::ZeroDuration();
   const GpuInventory* gpus = NodeGpus(s, g);
   const DrainedNode node{&s.node->node.allocatable, gpus,
                          gpus == nullptr ? nullptr : gpus->LayoutNamed(s.mig_layout)};
-  const absl::Duration lost = DisruptionNodeTime(moving, node, j.now);
-  if (lost < j.payback) return "";
+  return DisruptionNodeTime(moving, node, at);
+}
+
+// How long after a replacement is asked for a node it replaces drains: its unneeded time,
+// which counts from the ask, or the new node's boot when that is longer.
+absl::Duration ReplacedDrainDelay(const NodeStatus& s, const ClusterState& state) {
+  return std::max(UnneededWait(s, state), kReplacementBoot);
+}
+
+// What the moving pods lose, against the payback window; empty: the drain pays back.
+std::string UnpaidDisruption(absl::Duration lost, const Judging& j) {
+  if (j.payback <= absl::ZeroDuration() || lost < j.payback) return "";
   return absl::StrCat("its pods would lose ",
                       absl::FormatDuration(absl::Trunc(lost, absl::Seconds(1))),
                       " of node time, not paid back by the ", absl::FormatDuration(j.payback),
@@ -163,6 +186,11 @@ NodeJudgement Judge(int i, Judging& j) {
   };
   if (s.node->Marks().scale_down_disabled) {
     return no("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
+  }
+  if (j.replacement != nullptr && j.replacement->IsReplacementNode(s, j.state)) {
+    return no(kReplacing, absl::StrCat("it was brought up to replace ",
+                                       absl::StrJoin(j.replacement->replaced, ", "),
+                                       ", whose pods have yet to move onto it"));
   }
   if (!j.view.nodes_with_unreadable_pods.empty() &&
       j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
@@ -213,8 +241,8 @@ NodeJudgement Judge(int i, Judging& j) {
     }
   }
   // An unready node's pods are not doing their work anyway.
-  if (std::string unpaid = unready ? "" : UnpaidDisruption(s, g, out.to_evict, j);
-      !unpaid.empty()) {
+  if (!unready) out.lost = LostNodeTime(s, g, out.to_evict, j, j.now);
+  if (std::string unpaid = UnpaidDisruption(out.lost, j); !unpaid.empty()) {
     return no(kDisruptionNotPaidBack, std::move(unpaid));
   }
   // Whether it may go at all is settled before its pods are moved: a node that stays is room.
@@ -226,6 +254,11 @@ NodeJudgement Judge(int i, Judging& j) {
     if (j.drains_left > 0) --j.drains_left;
   }
   out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
+  // A node a replacement is for has been unneeded since the replacement was asked for: it
+  // only waited for the room the new node brings.
+  if (j.replacement != nullptr && j.replacement->Replaces(s.node->node.name)) {
+    out.unneeded_since = std::min(out.unneeded_since, j.replacement->asked_at);
+  }
   const bool empty = out.to_evict.empty();
   out.removed_now = !j.cooldown && out.unneeded_since + UnneededWait(s, j.state) <= j.now &&
                     j.removals.MayStartNow(empty);
@@ -239,6 +272,13 @@ NodeJudgement Judge(int i, Judging& j) {
       return no(kWarmCapacity,
                 absl::StrCat("it holds warm capacity of CapacityBuffer ",
                              warm->second->capacity_buffer, " that no other node has room for"));
+    }
+    out.replaceable = !unready && out.utilization.gpu_node && !j.simulator.Received(at) &&
+                      std::none_of(out.to_evict.begin(), out.to_evict.end(),
+                                   [](const PodPtr& p) { return p->spec.gang.has_value(); });
+    if (out.replaceable) {
+      out.lost_when_replaced =
+          LostNodeTime(s, g, out.to_evict, j, j.now + ReplacedDrainDelay(s, j.state));
     }
     return no("NoPlaceToMovePods", why);
   }
@@ -307,6 +347,20 @@ NodeRemoval RemovalOf(const NodeJudgement& j, const ClusterState& state) {
                           j.consolidated ? " (consolidated: its pods fit on the others)" : "",
                           j.to_evict.size(), g.price_per_hour);
   return r;
+}
+
+// A node judged replaceable, as the replacement search reads it.
+ReplaceableNode ReplaceableFrom(const NodeJudgement& j, const ClusterState& state) {
+  const NodeStatus& s = state.nodes[j.node];
+  ReplaceableNode out{j.node,
+                      s.node->node.name,
+                      state.groups[s.group].provider->price_per_hour,
+                      {},
+                      j.lost_when_replaced,
+                      ReplacedDrainDelay(s, state),
+                      OnSpotCapacity(s.node->node.labels)};
+  for (const PodPtr& p : j.to_evict) out.pods.push_back(&p->spec);
+  return out;
 }
 
 }  // namespace
@@ -436,7 +490,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   const DrainRules rules{options_.skip_nodes_with_local_storage,
                          options_.skip_nodes_with_system_pods,
                          options_.skip_nodes_with_custom_controller_pods};
-  SnapshotNodes targets = TargetNodes(view, state, nodes);
+  SnapshotNodes targets = TargetNodes(view, state, kept.replacement, nodes);
   kept.snapshot.Reset(std::move(targets.nodes));
   absl::flat_hash_map<std::string, absl::Time>& judged_at = kept.drain_judged_at;
   Judging j(view, state, rules, std::move(targets), kept.snapshot, nodes, kept.admissions,
@@ -448,6 +502,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     j.consolidations_left = options_.non_empty_candidates;
   }
   j.payback = options_.consolidation_payback;
+  if (kept.replacement.has_value()) j.replacement = &*kept.replacement;
   // Warm capacity takes its room first: no pod moves into it, and a node holding it goes only
   // when the room moves on with it.
   for (const PodPtr& p : placeholders) {
@@ -475,6 +530,9 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     if (judged.deferred) {
       deferred[i] = true;
       continue;
+    }
+    if (judged.replaceable && !kept.replacement.has_value()) {
+      plan.replaceable.push_back(ReplaceableFrom(judged, state));
     }
     unneeded[i] = judged.unneeded;
     if (judged.unneeded) {

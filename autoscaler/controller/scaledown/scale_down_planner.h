@@ -14,12 +14,16 @@
 // (--consolidation-payback): a GPU node at or over its threshold is judged the same way and
 // goes when its pods fit on the nodes that stay (gangs never move so), and no ready node is
 // drained whose pods would lose more node-time than the payback window (disruption.h); and
-// the room of warm capacity (CapacityBuffer placeholders) is kept on the nodes that stay.
+// the room of warm capacity (CapacityBuffer placeholders) is kept on the nodes that stay. A
+// ready GPU node that stays only for want of room is handed on as replaceable
+// (replacement_planner.h); while a replacement is under way, its new node stays and takes the
+// replaced nodes' pods, whose unneeded time counts from the ask.
 // Pure: view, state,
 // what it kept (ScaleDownMemory) and now in, a plan out, and what it keeps back.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_PLANNER_H_
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +34,7 @@
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/scaledown/replacement_planner.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/node_utilization.h"
@@ -62,6 +67,13 @@ struct NodeJudgement {
   bool consolidated = false;
   // A busy GPU node that was tried for consolidation and stays: why (Detail() adds it).
   std::string consolidation;
+  // The node-time its moving pods would lose (scaledown/disruption.h); zero when not worked out.
+  absl::Duration lost;
+  // A ready GPU node whose pods would all move (no gang among them) but fit on no node that
+  // stays: one new node might replace it (replacement_planner.h).
+  bool replaceable = false;
+  // For a replaceable node: what its pods would lose when drained after a replacement came.
+  absl::Duration lost_when_replaced;
 };
 
 struct NodeRemoval {
@@ -80,6 +92,8 @@ struct ScaleDownPlan {
   // When the first unneeded node's unneeded time will have passed: the loop should run then.
   absl::Time next_due = absl::InfiniteFuture();
   ScaleDownStatus status;
+  // The judged nodes that one new node might replace, when no replacement is under way.
+  std::vector<ReplaceableNode> replaceable;
 };
 
 // When scaling last happened: the cooldowns start from these.
@@ -87,6 +101,22 @@ struct ScaleDownClock {
   absl::Time last_scale_up = absl::InfinitePast();
   absl::Time last_delete = absl::InfinitePast();
   absl::Time last_failure = absl::InfinitePast();
+};
+
+// A new node asked for to replace others (replacement_planner.h), until they are gone. Nodes of
+// its group that registered since it was asked for are taken for it: they stay, and take the
+// replaced nodes' pods whatever their price per GPU, which is what they came for.
+struct PendingReplacement {
+  std::string group;
+  std::vector<std::string> replaced;  // node names
+  absl::Time asked_at;
+  absl::Time until;  // given up then: the new node is judged like any other
+  bool IsReplacementNode(const NodeStatus& s, const ClusterState& state) const {
+    return s.group >= 0 && state.groups[s.group].id() == group && s.node->created >= asked_at;
+  }
+  bool Replaces(const std::string& node) const {
+    return std::find(replaced.begin(), replaced.end(), node) != replaced.end();
+  }
 };
 
 // What the scale-down planner keeps from one loop to the next, handed in and taken back.
@@ -100,6 +130,11 @@ struct ScaleDownMemory {
   ClusterSnapshot snapshot{{}};
   // Which nodes' labels and taints admit which pods.
   StaticAdmissions admissions;
+  // The replacement under way, if any: the step starts and ends it, the planner keeps its node.
+  std::optional<PendingReplacement> replacement;
+  // After one was given up, no other starts before this: its nodes failed to come or to go,
+  // and asking again at once would churn.
+  absl::Time no_replacement_until = absl::InfinitePast();
 };
 
 // A node's GPUs: its own inventory, else its group template's; null for a node without GPUs.

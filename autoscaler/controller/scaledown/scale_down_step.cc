@@ -4,8 +4,20 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
+#include "autoscaler/controller/planning/resource_limits.h"
 
 namespace gpua {
+namespace {
+
+// Past a replacement's expected course, before it is given up: a few loops for the drains of
+// the nodes it replaces to start.
+constexpr absl::Duration kReplacementSlack = absl::Minutes(5);
+
+}  // namespace
 
 void ScaleDownStep::ContinueRemovals(const ClusterView& view, const ClusterState& state,
                                      GroupResizer& groups, absl::Time now,
@@ -17,8 +29,8 @@ void ScaleDownStep::ContinueRemovals(const ClusterView& view, const ClusterState
 ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& state,
                                    GroupResizer& groups, int pods_for_existing_nodes,
                                    int nodes_added, const std::vector<PodPtr>& placeholders,
-                                   RunningNodeCache& nodes, absl::Time now,
-                                   ScaleDownReport& report) {
+                                   MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
+                                   absl::Time now, ScaleDownReport& report) {
   ScaleDownClock& clock = kept_.clock;
   if (nodes_added > 0) clock.last_scale_up = now;
   // After a restart the newest node says when the last scale-up came.
@@ -27,6 +39,7 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
       clock.last_scale_up = std::max(clock.last_scale_up, s.node->created);
     }
   }
+  EndReplacement(state, now);
   const ScaleDownPlan plan =
       planner_.Plan(view, state, pods_for_existing_nodes, placeholders, now, nodes, kept_);
   ScaleDownResult result;
@@ -50,6 +63,11 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
   actuator_.Start(plan.removals, view, state, groups, now, report);
   if (!report.deleted.empty()) clock.last_delete = now;
   if (report.rolled_back > 0) clock.last_failure = now;
+  // Not while a scale-up acts: the pods that wait come first, and the group sizes move.
+  if (plan.cooldown.empty() && nodes_added == 0 && !plan.replaceable.empty() &&
+      now >= kept_.no_replacement_until) {
+    StartReplacement(view, state, plan, groups, mig_layouts, nodes, now, report);
+  }
   result.gpu_use.assign(state.nodes.size(), -1);
   result.idle_cause.assign(state.nodes.size(), IdleCause::kOther);
   for (const NodeJudgement& j : plan.judged) {
@@ -57,6 +75,73 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
     result.idle_cause[j.node] = IdleCauseOf(j);
   }
   return result;
+}
+
+void ScaleDownStep::EndReplacement(const ClusterState& state, absl::Time now) {
+  std::optional<PendingReplacement>& pending = kept_.replacement;
+  if (!pending.has_value()) return;
+  const bool some_left =
+      std::any_of(pending->replaced.begin(), pending->replaced.end(), [&](const std::string& n) {
+        auto it = state.node_index.find(n);
+        return it != state.node_index.end() &&
+               state.nodes[it->second].condition != NodeCondition::kBeingDeleted;
+      });
+  // A group backed off since has failed to bring the node (a stockout): it is not coming.
+  const GroupState* group = state.FindGroup(pending->group);
+  const bool failed = group == nullptr || group->backoff.has_value();
+  if (some_left && !failed && now < pending->until) return;
+  if (some_left) {
+    kept_.no_replacement_until = now + (pending->until - pending->asked_at);
+    log_.Warning(absl::StrCat(
+        "Consolidation: gave up replacing ", absl::StrJoin(pending->replaced, ", "), "; ",
+        failed ? absl::StrCat("group ", pending->group, " failed to bring the node")
+               : absl::StrCat("they did not go in time, and the new node of group ", pending->group,
+                              " is judged like any other from now"),
+        "; no replacement starts before ",
+        absl::FormatTime("%H:%M:%S", kept_.no_replacement_until, absl::UTCTimeZone())));
+  }
+  pending.reset();
+}
+
+void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState& state,
+                                     const ScaleDownPlan& plan, GroupResizer& groups,
+                                     MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
+                                     absl::Time now, ScaleDownReport& report) {
+  ReplacementSearch search;
+  search.payback = options_.scale_down.consolidation_payback;
+  search.packing.budgets = LimitBudgets(options_.limits, state, {}, nodes);
+  std::optional<NodeReplacement> found = PlanReplacement(
+      plan.replaceable, GrowableGroups(view, state, options_.scale_up.ignored_taints), search);
+  if (!found.has_value()) return;
+  const GroupState* group = state.FindGroup(found->group);
+  if (group == nullptr) return;  // the search only names groups it was given
+  const int from = group->provider->target_size;
+  const absl::Status asked = groups.IncreaseSize(found->group, 1);
+  if (!asked.ok()) {
+    log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,
+                              " for a node failed: ", asked.message()));
+    kept_.clock.last_failure = now;  // a failed scale-down's cooldown
+    return;
+  }
+  if (!found->mig_layout.empty()) mig_layouts.Expect(found->group, {found->mig_layout});
+  PendingReplacement pending{found->group, {}, now, now};
+  absl::Duration wait;  // the longest unneeded time of the nodes replaced
+  for (const ReplaceableNode& n : found->replaced) {
+    pending.replaced.push_back(n.name);
+    const NodeStatus& s = state.nodes[n.node];
+    wait = std::max(wait, state.groups[s.group].provider->options.scale_down_unneeded_time);
+  }
+  // Time for the new node to come, the replaced nodes' unneeded time, and their drains' start.
+  pending.until = now + group->provider->options.max_node_provision_time + wait + kReplacementSlack;
+  kept_.replacement = std::move(pending);
+  report.replacements.push_back(found->group);
+  const std::string message =
+      absl::StrFormat("Consolidation: setting group %s size to %d instead of %d (max: %d): %s",
+                      found->group, from + 1, from, group->provider->max_size, found->Describe());
+  log_.Info(message);
+  const StatusOptions& status = options_.status;
+  (void)writer_.RecordEvent(StatusEvent(status.namespace_name, status.configmap_name, "Normal",
+                                        event_reason::kScaledUpGroup, message));
 }
 
 }  // namespace gpua

@@ -1,7 +1,11 @@
 // Scale-down, one loop of it: moves the removals under way on (and starts the drains of
 // nodes found preempted) before anything plans, then judges every node, marks the unneeded
-// ones and starts the removals that are due. When scaling last happened (the cooldowns'
-// clock) is kept here, and after a restart read off the newest node.
+// ones and starts the removals that are due; where nodes stay only for want of room, asks for
+// one new node to replace them (replacement_planner.h), one replacement at a time, and ends
+// it when they are gone. When scaling last happened (the cooldowns' clock) is kept here, and
+// after a restart read off the newest node. What a restart loses: a replacement under way,
+// whose new node is then judged like any other (it goes after its unneeded time, and the
+// nodes it was for stay).
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_STEP_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_STEP_H_
 
@@ -14,6 +18,7 @@
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
@@ -38,7 +43,9 @@ struct ScaleDownResult {
 class ScaleDownStep {
  public:
   ScaleDownStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
-      : log_(log),
+      : writer_(writer),
+        options_(options),
+        log_(log),
         planner_(options.scale_down, options.limits),
         actuator_(writer, log, options.scale_down, options.status) {}
 
@@ -47,13 +54,24 @@ class ScaleDownStep {
                         absl::Time now, ScaleDownReport& report);
   // Judges, marks and starts what is due. `pods_for_existing_nodes`: pending pods that nodes
   // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for;
-  // `placeholders`: warm capacity whose room stays.
+  // `placeholders`: warm capacity whose room stays. A replacement's MIG layout goes into
+  // `mig_layouts`.
   ScaleDownResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
                       int pods_for_existing_nodes, int nodes_added,
-                      const std::vector<PodPtr>& placeholders, RunningNodeCache& nodes,
-                      absl::Time now, ScaleDownReport& report);
+                      const std::vector<PodPtr>& placeholders, MigLayoutBook& mig_layouts,
+                      RunningNodeCache& nodes, absl::Time now, ScaleDownReport& report);
 
  private:
+  // Forgets the replacement under way once the nodes it was for are gone or being removed, or
+  // its time is up.
+  void EndReplacement(const ClusterState& state, absl::Time now);
+  // Asks for one new node to replace some of the plan's replaceable nodes, when one pays back.
+  void StartReplacement(const ClusterView& view, const ClusterState& state,
+                        const ScaleDownPlan& plan, GroupResizer& groups, MigLayoutBook& mig_layouts,
+                        RunningNodeCache& nodes, absl::Time now, ScaleDownReport& report);
+
+  KubeWriter& writer_;
+  const ControllerOptions& options_;
   LogSink& log_;
   ScaleDownPlanner planner_;
   ScaleDownMemory kept_;  // what the planner keeps from loop to loop

@@ -244,6 +244,59 @@ TEST_CASE("a stockout backs the group off, and its pods wait until capacity retu
   CHECK(r.total.gpu_pending.max < 3600 + 45 * 60);  // after the backoff, within its cap
 }
 
+// A pool of 4xL4 nodes at an eighth of an H100 node's price, beside kGroups' H100 pool.
+constexpr char kL4Pool[] = R"(
+- id: l4x4
+  maxSize: 4
+  pricePerHour: 12.0
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "4"}
+    spec:
+      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
+    status:
+      allocatable: {cpu: "48", memory: 192Gi, pods: "110", nvidia.com/gpu: "4"}
+  simulation:
+    provisioningDelay: {p50: 2m, p95: 2m}
+    gpuReadyDelay: {p50: 1m, p95: 1m}
+)";
+
+TEST_CASE("a service pod sent to an H100 node during an L4 stockout moves to one new L4 node",
+          "[sim][replacement]") {
+  const std::string server =
+      R"({"spec": {"tolerations": [{"key": "nvidia.com/gpu", )"
+      R"("operator": "Exists"}], "containers": [{"name": "m", )"
+      R"("resources": {"requests": {"nvidia.com/gpu": "1", "cpu": "4"}}}]}})";
+  const Trace trace = Parse(absl::StrCat(R"({"at": "0s", "stockout": "l4x4", "for": "1h"})", "\n",
+                                         R"({"at": "0s", "name": "serve", "runFor": "1d", "pod": )",
+                                         server, "}\n"));
+  SimulationOptions options = Options(absl::Minutes(10));
+  auto l4 = ParseNodeGroupFile(absl::StrCat("nodeGroups:", kL4Pool), "l4.yaml");
+  REQUIRE(l4.ok());
+  options.groups.push_back((*l4)[0]);
+  options.groups.back().options.scale_down_unneeded_time = absl::Minutes(10);
+  const SimulationResult r = Run(trace, options);
+  const auto group = [&](const std::string& id) {
+    for (const GroupFigures& g : r.groups) {
+      if (g.id == id) return g.figures;
+    }
+    FAIL("no group " << id);
+    return Figures{};
+  };
+  // Asked for at 5m (when the L4 pool's backoff ended) and at 35m, both into the stockout and
+  // given up at once; the third, after the stockout, came.
+  CHECK(r.total.replacements == 3);
+  CHECK(group("l4x4").replacements == 3);
+  // The H100 node ran from the start until the L4 node had come and its own unneeded time had
+  // passed after the stockout and its backoff, not for the pod's day.
+  CHECK(group("h100").scale_downs == 1);
+  CHECK(group("h100").node_hours < 2.0);
+  CHECK(r.pods_restarted == 1);
+  CHECK(r.pods_finished == 1);
+  CHECK(r.total.cost_usd < 2.0 * 98.32 + 25 * 12.0);
+  CHECK(ResultJson(r)["replacements"] == 3);
+}
+
 TEST_CASE("a stockout of a group the node-group file lacks is an error naming the line", "[sim]") {
   const Trace trace = Parse(absl::StrCat(R"({"at": "0s", "stockout": "a100", "for": "1h"})", "\n",
                                          R"({"at": "0s", "name": "job", "runFor": "1h", "pod": )",

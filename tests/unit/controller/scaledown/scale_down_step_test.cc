@@ -23,8 +23,8 @@ struct StepFixture {
   ScaleDownResult Loop(absl::Time now, int nodes_added = 0) {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     nodes.BeginLoop(*in.view);
-    ScaleDownResult r =
-        step.Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, nodes, now, report);
+    ScaleDownResult r = step.Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, mig_layouts,
+                                 nodes, now, report);
     for (NodePtr& n : source.view.nodes) {
       auto copy = std::make_shared<NodeObject>(*n);
       copy->node.taints.clear();
@@ -42,6 +42,7 @@ struct StepFixture {
   MemoryLogSink log;
   NodeGroupBackoff backoff{BackoffOptions{}};
   RunningNodeCache nodes;
+  MigLayoutBook mig_layouts;
   ScaleDownReport report;
   ScaleDownStep step{writer, log, options};
 };
@@ -87,6 +88,105 @@ TEST_CASE("no removal starts within --scale-down-delay-after-add of this step's 
   CHECK(due.unneeded == 1);  // judged all the same: its unneeded time keeps running
   f.Loop(kNow + absl::Minutes(30));
   CHECK(f.group.deletions.size() == 1);
+}
+
+NodeTemplate L4Template() {
+  NodeTemplate t;
+  t.name = "l4";
+  t.labels = {{"nvidia.com/gpu.product", "NVIDIA-L4"}, {"nvidia.com/gpu.count", "1"}};
+  t.allocatable = Res({{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "1"}});
+  return t;
+}
+
+// The fixture's H100 node serving one 1-GPU pod, and a group of 1-GPU L4 nodes at zero that
+// would hold it for a thirtieth of the price.
+struct ReplacementFixture : StepFixture {
+  ReplacementFixture() : l4(cloud.AddGroup("l4", 0, 4, L4Template())) {
+    group.price_per_hour = 98;
+    l4.price_per_hour = 3.5;
+    l4.options = group.options;
+    RunningPod(source, "serve-0", "a100-0", Res({{"nvidia.com/gpu", "1"}}));
+  }
+  FakeNodeGroup& l4;
+};
+
+TEST_CASE("an H100 node serving one 1-GPU pod is replaced by one new L4 node, then removed",
+          "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  const ScaleDownResult first = f.Loop(kNow);
+  CHECK(first.unremovable.at("NoPlaceToMovePods") == 1);
+  CHECK(f.l4.increases == std::vector<int>{1});
+  CHECK(f.report.replacements == std::vector<std::string>{"l4"});
+  const std::vector<EventRecord> said = f.writer.EventsWithReason("ScaledUpGroup");
+  REQUIRE(said.size() == 1);
+  CHECK_THAT(said[0].message, Catch::StartsWith("Consolidation: setting group l4 size to 1 "
+                                                "instead of 0 (max: 4): one new node of group l4"));
+  CHECK_THAT(said[0].message, Catch::Contains("holds the 1 pod(s) of a100-0: saves $94.50/h"));
+
+  f.Loop(kNow + absl::Minutes(1));
+  CHECK(f.l4.increases.size() == 1);  // one replacement at a time, not asked twice
+
+  RegisterNode(f.source, f.l4, "l4-0", kNow + absl::Minutes(2));
+  const ScaleDownResult ready = f.Loop(kNow + absl::Minutes(3));
+  CHECK(ready.unneeded == 1);  // the H100's pod now has somewhere to go
+  CHECK(ready.unremovable.at("ReplacingNodes") == 1);
+  CHECK(f.writer.HasTaint("a100-0", "DeletionCandidateOfClusterAutoscaler"));
+  CHECK_FALSE(f.writer.HasTaint("l4-0", "DeletionCandidateOfClusterAutoscaler"));
+
+  const ScaleDownResult due = f.Loop(kNow + absl::Minutes(10));
+  // Unneeded since the replacement was asked for: it waited only for the room.
+  CHECK(due.status.candidates_by_group.at("a100") == 1);
+  CHECK(f.writer.evicted == std::vector<std::string>{"ml/serve-0"});
+  CHECK(f.l4.increases.size() == 1);
+}
+
+TEST_CASE("a replacement whose node never comes is given up, and its node judged like any other",
+          "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.l4.options->max_node_provision_time = absl::Minutes(15);
+  f.Loop(kNow);
+  REQUIRE(f.l4.increases.size() == 1);
+  // Asked at kNow: 15m to come, the H100's 10m unneeded time and 5m for its drain to start.
+  f.Loop(kNow + absl::Minutes(29));
+  CHECK(f.l4.increases.size() == 1);
+  f.l4.target = 0;  // the instance never came and its request was dropped
+  f.l4.instances.clear();
+  f.Loop(kNow + absl::Minutes(30));
+  CHECK(f.log.Contains("Consolidation: gave up replacing a100-0"));
+  f.Loop(kNow + absl::Minutes(59));
+  CHECK(f.l4.increases.size() == 1);  // none for as long as the last one was given
+  f.Loop(kNow + absl::Minutes(60));
+  CHECK(f.l4.increases.size() == 2);
+}
+
+TEST_CASE("a replacement is given up at once when its group fails to bring the node",
+          "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.Loop(kNow);
+  REQUIRE(f.l4.increases.size() == 1);
+  f.backoff.Fail("l4", "OutOfResource", "stockout", kNow + absl::Minutes(1));
+  f.Loop(kNow + absl::Minutes(2));
+  CHECK(f.log.Contains("Consolidation: gave up replacing a100-0"));
+}
+
+TEST_CASE("no replacement while consolidation is off or a scale-up acts in the same loop",
+          "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.Loop(kNow, /*nodes_added=*/1);
+  CHECK(f.l4.increases.empty());
+  f.options.scale_down.consolidation_payback = absl::ZeroDuration();
+  f.Loop(kNow + absl::Minutes(1));
+  CHECK(f.l4.increases.empty());
+}
+
+TEST_CASE("a replacement the cloud refuses starts the failed scale-down's cooldown",
+          "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.l4.failing["IncreaseSize"] = absl::ResourceExhaustedError("no L4 capacity in the zone");
+  f.Loop(kNow);
+  CHECK(f.log.Contains("Consolidation: asking group l4 for a node failed: no L4 capacity"));
+  const ScaleDownResult next = f.Loop(kNow + absl::Minutes(1));
+  CHECK_THAT(next.cooldown, Catch::Contains("failed scale-down"));
 }
 
 }  // namespace
