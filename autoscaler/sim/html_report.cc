@@ -141,7 +141,8 @@ std::string Groups(const std::vector<SettingResult>& results) {
       absl::StrAppend(&html, "<p class='note'>physical GPUs billed and unused</p>\n",
                       LineChartSvg(OverTime(results, g.id, true)),
                       "<p class='note'>idle GPU-hours by what kept them: starting (booting, GPUs "
-                      "not yet up), idle timeout (unneeded, waiting it out), pods cannot move "
+                      "not yet up, or a replacement awaiting its pods), idle timeout (unneeded, "
+                      "waiting it out), pods cannot move "
                       "(a pod that may not be evicted), warm capacity, fragmentation (needed "
                       "for pods that do not fill it), min size, removing, other</p>\n",
                       IdleByCauseTable(results, g.id));

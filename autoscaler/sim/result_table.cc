@@ -48,11 +48,10 @@ void PrintIdleByCause(const SimulationResult& r, std::ostream& out) {
     if (g.figures.gpu_hours_billed > 0) line(g.id, g.figures.idle_by_cause);
   }
   line("total", r.total.idle_by_cause);
-  out << "(STARTING: booting, GPUs not yet up; TIMEOUT: unneeded, waiting out the idle timeout; "
-         "PODS: kept by a pod\n that may not move; WARM: warm capacity; FRAGMENTS: needed for pods "
-         "that do not fill it; MIN: its group's\n minimum; REMOVING: being drained; OTHER: "
-         "scale-down "
-         "disabled or not judged)\n\n";
+  out << "(STARTING: booting, GPUs not yet up, or a replacement awaiting its pods; TIMEOUT: "
+         "unneeded, waiting\n out the idle timeout; PODS: kept by a pod that may not move; WARM: "
+         "warm capacity; FRAGMENTS:\n needed for pods that do not fill it; MIN: its group's "
+         "minimum; REMOVING: being drained; OTHER:\n scale-down disabled or not judged)\n\n";
 }
 
 void PrintNotes(const SimulationResult& r, std::ostream& out) {
