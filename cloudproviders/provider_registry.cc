@@ -1,9 +1,17 @@
 #include "cloudproviders/provider_registry.h"
 
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
 namespace gpua {
+
+std::string ProviderContext::Env(const std::string& name) const {
+  if (env) return env(name);
+  const char* value = std::getenv(name.c_str());
+  return value == nullptr ? "" : value;
+}
 
 const ProviderRegistry& ProviderRegistry::Builtin() {
   static const ProviderRegistry* const kBuiltin = [] {
@@ -66,7 +74,7 @@ absl::StatusOr<std::unique_ptr<CloudProvider>> ProviderRegistry::Create(
     const std::string& name, const ProviderContext& context) const {
   if (absl::Status s = CheckAutoDiscovery(name, context.auto_discovery); !s.ok()) return s;
   const ProviderFactory& f = *Find(name);
-  if (context.cloud_config.empty()) {
+  if (context.cloud_config.empty() && f.cloud_config_required) {
     return absl::InvalidArgumentError(absl::StrCat("--cloud-config is required with --cloud-provider=",
                                                    name, " (", f.cloud_config_help, ")"));
   }

@@ -20,18 +20,31 @@
 
 namespace gpua {
 
-// What a factory is given: the flags that configure a provider, and the process's clock and
-// log.
+class ManagementCluster;  // cloudproviders/clusterapi/management_cluster.h
+
+// What a factory is given: the flags that configure a provider, and the process's clock, log
+// and environment.
 struct ProviderContext {
   std::string cloud_config;                 // --cloud-config
   std::vector<std::string> auto_discovery;  // --node-group-auto-discovery, each as given
   Clock* clock = nullptr;
   LogSink* log = nullptr;
+  // An environment variable's value ("" when unset); null: the process's.
+  std::function<std::string(const std::string&)> env;
+  // For a provider whose node groups are objects in a cluster (Cluster API): connects to the
+  // cluster at the kubeconfig path ("": the cluster the controller runs against) and keeps the
+  // objects of `api_group` in step. Given by the command that runs the controller; null where
+  // there is no cluster to reach.
+  std::function<absl::StatusOr<std::shared_ptr<ManagementCluster>>(const std::string& kubeconfig,
+                                                                   const std::string& api_group)>
+      connect_management_cluster;
+  std::string Env(const std::string& name) const;
 };
 
 struct ProviderFactory {
   std::string name;               // its --cloud-provider value
   std::string cloud_config_help;  // what --cloud-config names for it, for --help and errors
+  bool cloud_config_required = true;
   // Refuses discovery specs the provider cannot use; the message says why. Null: any spec
   // is refused, as the provider lists its groups itself.
   std::function<absl::Status(const std::vector<std::string>& specs)> check_auto_discovery;

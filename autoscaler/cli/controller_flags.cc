@@ -93,6 +93,9 @@ void AddClusterFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   f.AddString("cloud-config", &c.cloud_config, CloudConfigHelp());
   f.AddString("kubeconfig", &c.kubeconfig,
               "kubeconfig file (default: KUBECONFIG, ~/.kube/config, in-cluster)");
+  f.AddBool("clusterapi-cloud-config-authoritative", &c.clusterapi_cloud_config_authoritative,
+            "clusterapi: with no --cloud-config, the management cluster is the one this runs in "
+            "(in-cluster), not --kubeconfig's");
   f.AddString("namespace", &c.controller.status.namespace_name,
               "namespace of the status ConfigMap, the lease and the priority expander's ConfigMap");
   f.AddStringList("node-group-auto-discovery", &r.auto_discovery,
@@ -289,7 +292,6 @@ void AddCompatibilityFlags(FlagSet& f) {
       {"gce-mig-instances-min-refresh-wait-time", "string", "provider-specific"},
       {"bulk-mig-instances-listing-enabled", "bool", "provider-specific"},
       {"regional", "bool", "provider-specific"},
-      {"clusterapi-cloud-config-authoritative", "bool", "provider-specific"},
   };
   for (const NoEffect& n : no_effect) f.AddNoEffect(n.name, n.type, n.why);
 }

@@ -22,6 +22,9 @@ struct ControllerConfig {
   std::string cloud_config;                     // what the provider reads its settings from
   std::vector<std::string> auto_discovery;      // --node-group-auto-discovery, as given
   std::string kubeconfig;
+  // --cloud-provider=clusterapi without --cloud-config: the management cluster is the one the
+  // controller runs in (in-cluster), and --kubeconfig names only the workload cluster.
+  bool clusterapi_cloud_config_authoritative = false;
   std::string address = ":8085";  // metrics and health check
   bool leader_elect = true;
   // Ours: decide and report, but change no node, pod or Event (DryRunKubeWriter).

@@ -12,11 +12,11 @@
 namespace gpua {
 namespace {
 
-TEST_CASE("this build's providers are externalgrpc and simulated, found by name",
+TEST_CASE("this build's providers are externalgrpc, simulated and clusterapi, found by name",
           "[cloudproviders][registry]") {
   const ProviderRegistry& r = ProviderRegistry::Builtin();
-  CHECK(r.Names() == std::vector<std::string>{"externalgrpc", "simulated"});
-  CHECK(r.NamesText() == "externalgrpc or simulated");
+  CHECK(r.Names() == std::vector<std::string>{"externalgrpc", "simulated", "clusterapi"});
+  CHECK(r.NamesText() == "externalgrpc, simulated or clusterapi");
   REQUIRE(r.Find("simulated") != nullptr);
   CHECK(r.Find("aws") == nullptr);
 }
@@ -30,7 +30,7 @@ TEST_CASE("an unknown provider, a missing cloud-config and discovery specs are r
   auto unknown = r.Create("aws", c);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().message() ==
-        "unknown cloud provider \"aws\": this build has externalgrpc or simulated");
+        "unknown cloud provider \"aws\": this build has externalgrpc, simulated or clusterapi");
   auto no_config = r.Create("simulated", c);
   REQUIRE_FALSE(no_config.ok());
   CHECK(no_config.status().message() ==
