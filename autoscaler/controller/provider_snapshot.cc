@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/controller/template_from_node.h"
 
 namespace gpua {
 namespace {
@@ -86,10 +87,11 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
     const NodeGroupLimits* limits = LimitsFor(options_.node_groups, g->Id());
     if (!options_.node_groups.empty() && limits == nullptr) continue;  // --nodes leaves it out
     out.groups.push_back(ReadGroup(std::move(g), limits, out.gpu_label));
-    out.groups.back().price_per_hour = PriceOf(out.groups.back(), now);
   }
   out.IndexInstances();
   ResolveUnlisted(nodes, out);
+  TemplatesFromNodes(nodes, out);
+  for (ProviderGroup& g : out.groups) g.price_per_hour = PriceOf(g, now);
   inventories_ = std::exchange(reading_, {});  // groups no longer listed are let go
   return out;
 }
@@ -102,6 +104,40 @@ double ProviderReader::PriceOf(const ProviderGroup& g, absl::Time now) {
       {"", t.name.empty() ? g.id : t.name, t.labels, t.annotations}, now, now + absl::Hours(1));
   if (IsNotImplemented(price.status())) pricing_unimplemented_ = true;
   return price.ok() ? *price : 0;
+}
+
+void ProviderReader::SetTemplate(ProviderGroup& g, NodeTemplate t, const std::string& gpu_label) {
+  absl::StatusOr<std::shared_ptr<const GpuInventory>> gpus = InventoryOf(g.id, t);
+  if (gpus.ok()) {
+    g.gpus = *std::move(gpus);
+    g.template_error = absl::OkStatus();
+  } else {
+    g.template_error = gpus.status();
+  }
+  if (auto it = t.labels.find(gpu_label); it != t.labels.end()) g.gpu_type = it->second;
+  g.node_template = std::move(t);
+}
+
+void ProviderReader::TemplatesFromNodes(const std::vector<NodePtr>& nodes, ProviderSnapshot& out) {
+  std::vector<std::vector<const NodeObject*>> of_group(out.groups.size());
+  bool wanted = false;
+  for (const ProviderGroup& g : out.groups) wanted |= !g.node_template.has_value();
+  if (!wanted) return;
+  for (const NodePtr& n : nodes) {
+    auto listed = out.instance_listing.find(n->provider_id);
+    if (listed != out.instance_listing.end()) {
+      of_group[listed->second.group].push_back(n.get());
+    } else if (auto g = out.group_of_node.find(n->node.name); g != out.group_of_node.end()) {
+      of_group[g->second].push_back(n.get());
+    }
+  }
+  for (size_t i = 0; i < out.groups.size(); ++i) {
+    ProviderGroup& g = out.groups[i];
+    if (g.node_template.has_value() || !g.call_error.ok()) continue;
+    if (const NodeObject* from = NodeToTemplateFrom(of_group[i])) {
+      SetTemplate(g, TemplateFromNode(*from, g.id), out.gpu_label);
+    }
+  }
 }
 
 void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, ProviderSnapshot& out) {
@@ -171,14 +207,11 @@ ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
   }
   absl::StatusOr<NodeTemplate> tmpl = g.group->TemplateNode();
   if (tmpl.ok()) {
-    absl::StatusOr<std::shared_ptr<const GpuInventory>> gpus = InventoryOf(g.id, *tmpl);
-    if (gpus.ok()) {
-      g.gpus = *std::move(gpus);
-    } else {
-      g.template_error = gpus.status();
-    }
-    if (auto it = tmpl->labels.find(gpu_label); it != tmpl->labels.end()) g.gpu_type = it->second;
-    g.node_template = *std::move(tmpl);
+    SetTemplate(g, *std::move(tmpl), gpu_label);
+  } else if (IsNotImplemented(tmpl.status())) {
+    // Taken from one of its nodes once they are known (TemplatesFromNodes); until then, and
+    // for good at zero, the reason it has none.
+    g.template_error = InGroup(g.id, "TemplateNodeInfo", tmpl.status());
   } else {
     fail("TemplateNodeInfo", tmpl.status());
   }

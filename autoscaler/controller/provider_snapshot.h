@@ -97,6 +97,10 @@ class ProviderReader {
   double PriceOf(const ProviderGroup& g, absl::Time now);
   void SayOnce(const std::string& line);
   void ResolveUnlisted(const std::vector<NodePtr>& nodes, ProviderSnapshot& out);
+  // For a group whose provider has no template (TemplateNodeInfo not implemented), one taken
+  // from its running nodes (template_from_node.h).
+  void TemplatesFromNodes(const std::vector<NodePtr>& nodes, ProviderSnapshot& out);
+  void SetTemplate(ProviderGroup& g, NodeTemplate t, const std::string& gpu_label);
 
   CloudProvider& provider_;
   const ControllerOptions& options_;

@@ -53,14 +53,10 @@ class CapiNodeGroup final : public NodeGroup {
 
   void AddMachine(std::shared_ptr<const CapiMachine> m) { machines_.push_back(std::move(m)); }
   // After every Machine is added: the target, where spec.replicas is unset, is what runs.
-  void Settle() {
-    target_ = scalable_->replicas.value_or(static_cast<int32_t>(std::count_if(
-        machines_.begin(), machines_.end(), [](const auto& m) { return !m->deleting; })));
-  }
-  const CapiScalable& scalable() const { return *scalable_; }
-  bool Owns(const CapiMachine& m) const {
-    return std::any_of(machines_.begin(), machines_.end(),
-                       [&](const auto& own) { return own->uid == m.uid; });
+  void Settle() { target_ = scalable_->replicas.value_or(LiveMachines()); }
+  int32_t LiveMachines() const {
+    return static_cast<int32_t>(std::count_if(machines_.begin(), machines_.end(),
+                                              [](const auto& m) { return !m->deleting; }));
   }
 
   const std::string& Id() const override { return id_; }
@@ -94,6 +90,15 @@ class CapiNodeGroup final : public NodeGroup {
         going.push_back(std::move(m));
       }
     }
+    // A Machine marked by an earlier call whose replicas were lowered is on its way out, but
+    // Cluster API has not begun deleting it yet (a restart between the two): the Machines
+    // over the target are those, and are not counted again.
+    int32_t accounted = std::max<int32_t>(0, LiveMachines() - target_);
+    std::erase_if(going, [&](const auto& m) {
+      if (accounted == 0 || !m->annotations.contains(names_.DeleteMachine())) return false;
+      --accounted;
+      return true;
+    });
     if (going.empty()) return absl::OkStatus();
     const int32_t to = target_ - static_cast<int32_t>(going.size());
     if (to < config_.min_size) {

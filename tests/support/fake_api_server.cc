@@ -3,6 +3,7 @@
 #include <openssl/pem.h>
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -45,6 +46,33 @@ std::string Field(const nlohmann::json& o, absl::string_view path) {
     at = &(*at)[std::string(part)];
   }
   return at->is_string() ? at->get<std::string>() : "";
+}
+
+// Kinds with a scale subresource (autoscaling/v1 Scale): the workloads and Cluster API's
+// scalable resources.
+bool HasScale(const std::string& resource) {
+  static const std::set<std::string> kScalable = {"deployments",  "replicasets",
+                                                  "statefulsets", "machinedeployments",
+                                                  "machinesets",  "machinepools"};
+  return kScalable.contains(resource);
+}
+
+// An object as its scale subresource shows it.
+nlohmann::json ScaleOf(const nlohmann::json& object) {
+  const nlohmann::json& meta = object["metadata"];
+  nlohmann::json scale = {
+      {"apiVersion", "autoscaling/v1"},
+      {"kind", "Scale"},
+      {"metadata",
+       {{"name", meta.value("name", "")},
+        {"namespace", meta.value("namespace", "")},
+        {"resourceVersion", meta.value("resourceVersion", "")}}},
+      {"spec", {{"replicas", object.contains("spec") ? object["spec"].value("replicas", 0) : 0}}},
+      {"status", nlohmann::json::object()}};
+  if (object.contains("status") && object["status"].contains("replicas")) {
+    scale["status"]["replicas"] = object["status"]["replicas"];
+  }
+  return scale;
 }
 
 // Kinds without a status subresource.
@@ -443,7 +471,10 @@ void FakeApiServer::HandleGet(const httplib::Request& req, httplib::Response& re
                       "application/json");
       return;
     }
-    res.set_content(it->second.dump(), "application/json");
+    res.set_content(
+        (t->subresource == "scale" && HasScale(t->resource) ? ScaleOf(it->second) : it->second)
+            .dump(),
+        "application/json");
     return;
   }
   const std::string watch = req.get_param_value("watch");
@@ -477,6 +508,11 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
       (method == "PUT" || method == "PATCH")) {
     absl::MutexLock lock(&mu_);
     return WriteStatus(method, *t, req, res);
+  }
+  if (t.has_value() && t->subresource == "scale" && HasScale(t->resource) &&
+      (method == "PUT" || method == "PATCH")) {
+    absl::MutexLock lock(&mu_);
+    return WriteScale(method, *t, req, res);
   }
   if (!t.has_value() || !t->subresource.empty()) {
     return answer(404, StatusObject(404, "no such path"));
@@ -549,6 +585,37 @@ void FakeApiServer::WriteStatus(const std::string& method, const Target& t,
   events_.push_back({rv_, "MODIFIED", updated, t.resource});
   changed_.SignalAll();
   answer(200, updated);
+}
+
+void FakeApiServer::WriteScale(const std::string& method, const Target& t,
+                               const httplib::Request& req, httplib::Response& res) {
+  const auto answer = [&](int status, const nlohmann::json& body) {
+    res.status = status;
+    res.set_content(body.dump(), "application/json");
+  };
+  auto& bucket = objects_[t.resource];
+  auto it = bucket.find(absl::StrCat(t.ns, "/", t.name));
+  if (it == bucket.end()) return answer(404, StatusObject(404, t.name + " not found"));
+  const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    return answer(400, StatusObject(400, "body is not a JSON object"));
+  }
+  nlohmann::json scale;
+  std::string error;
+  const int status = ApplyWrite(method, req.get_header_value("Content-Type"), ScaleOf(it->second),
+                                body, false, &scale, &error);
+  if (status != 200) return answer(status, StatusObject(status, error));
+  const nlohmann::json replicas = scale["spec"].value("replicas", nlohmann::json());
+  if (!replicas.is_number_integer() || replicas.get<int64_t>() < 0) {
+    return answer(422, StatusObject(422, "spec.replicas: must be a non-negative integer"));
+  }
+  nlohmann::json updated = it->second;
+  updated["spec"]["replicas"] = replicas;
+  updated["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  it->second = updated;
+  events_.push_back({rv_, "MODIFIED", updated, t.resource});
+  changed_.SignalAll();
+  answer(200, ScaleOf(updated));
 }
 
 void FakeApiServer::List(const std::string& resource, const std::string& ns,

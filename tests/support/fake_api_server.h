@@ -24,6 +24,9 @@
 //   (leases under coordination.k8s.io);
 // - the status subresource (<name>/status) of kinds that have one: writes there change
 //   only .status, and writes to the object itself leave its .status as it was;
+// - the scale subresource (<name>/scale, an autoscaling/v1 Scale) of the workloads and of
+//   Cluster API's MachineDeployments, MachineSets and MachinePools: GET, and PUT or PATCH
+//   of spec.replicas (a stale resourceVersion in a PUT is 409);
 // - TLS when made with a server identity (tests make the CA with OpenSSL, test_pki.h).
 // Fault injection: cut the next watch stream after N bytes (mid-object), put a malformed
 // line into it, answer the next N requests with a status code or only after a delay.
@@ -134,6 +137,8 @@ class FakeApiServer {
              httplib::Response& res);
   bool Selected(const nlohmann::json& object, const std::string& ns,
                 const httplib::Request& req) const;
+  void WriteScale(const std::string& method, const Target& t, const httplib::Request& req,
+                  httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WriteStatus(const std::string& method, const Target& t, const httplib::Request& req,
                    httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 

@@ -233,6 +233,22 @@ TEST_CASE("a removal repeated after a restart lowers replicas no further", "[clu
   CHECK(f.cluster->calls.empty());
 }
 
+TEST_CASE("a removal repeated before Cluster API began it does not lower replicas twice",
+          "[clusterapi]") {
+  Fixture f;
+  f.H100Pool(3);
+  f.Provider();
+  REQUIRE(f.Group("MachineDeployment/gpu/h100")->DeleteNodes({f.NodeOfMachine(1)}).ok());
+  // A restart: a new provider reads the Machine marked and replicas at 2, its Machine there.
+  f.Provider();
+  REQUIRE(f.Group("MachineDeployment/gpu/h100")->DeleteNodes({f.NodeOfMachine(1)}).ok());
+  CHECK(f.cluster->calls.size() == 2);
+  CHECK(*f.Group("MachineDeployment/gpu/h100")->TargetSize() == 2);
+  // Another node still goes.
+  REQUIRE(f.Group("MachineDeployment/gpu/h100")->DeleteNodes({f.NodeOfMachine(0)}).ok());
+  CHECK(f.cluster->calls.back() == "scale MachineDeployment/gpu/h100 1");
+}
+
 TEST_CASE("a node of another group, or of none, is refused, and nothing changes", "[clusterapi]") {
   Fixture f;
   f.H100Pool(1);

@@ -10,6 +10,8 @@
 #include "base/log.h"
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/fake_cloud_provider.h"
+#include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {
 namespace {
@@ -87,3 +89,54 @@ TEST_CASE("instances are indexed by ID: the last group listing one has it, at it
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua::testing {
+namespace {
+
+TEST_CASE("a group whose provider has no template is templated from a ready node of it",
+          "[controller][provider]") {
+  ManualClock clock;
+  FakeCloudProvider cloud;
+  FakeNodeGroup& a100 = cloud.AddGroup("a100", 0, 4, A100Template());
+  a100.failing["TemplateNode"] = NotImplemented("TemplateNodeInfo");
+  FakeNodeGroup& empty = cloud.AddGroup("empty", 0, 4, A100Template());
+  empty.failing["TemplateNode"] = NotImplemented("TemplateNodeInfo");
+  auto booting = std::make_shared<NodeObject>(
+      *NodeOf("a100-0", A100Template(), clock.Now(), true, /*with_gpus=*/false));
+  booting->provider_id = a100.AddRunning();
+  auto running = std::make_shared<NodeObject>(*NodeOf("a100-1", A100Template(), clock.Now()));
+  running->provider_id = a100.AddRunning();
+  running->node.labels["kubernetes.io/hostname"] = "a100-1";
+  running->node.labels["nvidia.com/mig.config"] = "all-disabled";
+  running->node.taints = {{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule},
+                          {"node.kubernetes.io/not-ready", "", TaintEffect::kNoExecute}};
+  running->annotations = {{"gpu-autoscaler.io/driver-version", "550.54"},
+                          {"node.alpha.kubernetes.io/ttl", "0"}};
+  ControllerOptions options;
+  MemoryLogSink log;
+  ProviderReader reader(cloud, options, log);
+  const ProviderSnapshot s = reader.Read({booting, running}, clock.Now());
+
+  const ProviderGroup* g = s.Find("a100");
+  REQUIRE(g != nullptr);
+  REQUIRE(g->usable());
+  const NodeTemplate& t = *g->node_template;
+  CHECK(t.allocatable.Get("nvidia.com/gpu").Value() == 8);  // the node whose GPUs are up
+  CHECK_FALSE(t.labels.contains("kubernetes.io/hostname"));
+  CHECK_FALSE(t.labels.contains("nvidia.com/mig.config"));
+  REQUIRE(t.taints.size() == 1);  // not the start-up taint
+  CHECK(t.taints[0].key == "nvidia.com/gpu");
+  CHECK(t.annotations == Labels{{"gpu-autoscaler.io/driver-version", "550.54"}});
+  REQUIRE(g->gpus != nullptr);
+  CHECK(g->gpus->physical_count() == 8);
+
+  // At zero there is no node to read: not planned for, not backed off, and the reason said.
+  const ProviderGroup* none = s.Find("empty");
+  REQUIRE(none != nullptr);
+  CHECK(none->call_error.ok());
+  CHECK_FALSE(none->usable());
+  CHECK_THAT(std::string(none->template_error.message()), Catch::Contains("TemplateNodeInfo"));
+}
+
+}  // namespace
+}  // namespace gpua::testing
