@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/file.h"
 #include "base/status_macros.h"
+#include "cloudproviders/clusterapi/group_annotations.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_reader.h"
 #include "kubeobjects/nodes.h"
@@ -101,16 +102,58 @@ absl::StatusOr<WarmSettings> ReadWarm(const JsonReader& r, int max_size) {
   return w;
 }
 
+// A group given as a Cluster API MachineDeployment, MachineSet or MachinePool: its id, sizes,
+// template and options read as the clusterapi provider reads them, so that `simulate` and
+// `estimate` plan it exactly as the controller will.
+absl::Status ReadClusterApiGroup(const JsonReader& object, NodeGroupConfig& g) {
+  GPUA_ASSIGN_OR_RETURN(const std::string kind_name, object.Field("kind").String());
+  std::optional<CapiKind> kind;
+  for (CapiKind k : kCapiScalableKinds) {
+    if (CapiKindName(k) == kind_name) kind = k;
+  }
+  if (!kind.has_value()) {
+    return object.Field("kind").Error(
+        absl::StrCat("\"", kind_name, "\" is not MachineDeployment, MachineSet or MachinePool"));
+  }
+  GPUA_ASSIGN_OR_RETURN(const CapiScalable s, DecodeCapiScalable(object, *kind));
+  GPUA_ASSIGN_OR_RETURN(const CapiGroupConfig c, ReadGroupConfig(s, CapiNames{}));
+  if (!c.scale_from_zero.has_value()) {
+    return object.Error(absl::StrCat("has no ", kCapacityPrefix,
+                                     "cpu and memory annotations: a node of it is unknown"));
+  }
+  if (g.spec.id.empty()) g.spec.id = absl::StrCat(kind_name, "/", s.namespace_name, "/", s.name);
+  g.spec.min_size = c.min_size;
+  g.spec.max_size = c.max_size;
+  g.spec.node_template = *c.scale_from_zero;
+  g.options.scale_down_utilization_threshold = c.options.scale_down_utilization_threshold;
+  g.options.scale_down_gpu_utilization_threshold = c.options.scale_down_gpu_utilization_threshold;
+  g.options.scale_down_unneeded_time = c.options.scale_down_unneeded_time;
+  g.options.scale_down_unready_time = c.options.scale_down_unready_time;
+  g.options.max_node_provision_time = c.options.max_node_provision_time;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   NodeGroupConfig g;
   GPUA_RETURN_IF_ERROR(
       r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour", "capacityType",
-                       "template", "options", "simulation", "warm"}));
+                       "template", "clusterAPI", "options", "simulation", "warm"}));
   GPUA_ASSIGN_OR_RETURN(g.spec.id, r.Field("id").String());
+  const JsonReader capi = r.Field("clusterAPI");
+  if (!capi.IsNull()) {
+    for (const char* field : {"template", "minSize", "maxSize", "options"}) {
+      if (r.Has(field)) {
+        return r.Field(field).Error("not with clusterAPI: its annotations say it");
+      }
+    }
+    GPUA_RETURN_IF_ERROR(ReadClusterApiGroup(capi, g));
+  }
   if (g.spec.id.empty()) return r.Field("id").Error("required");
-  GPUA_ASSIGN_OR_RETURN(g.spec.min_size, ReadSize(r.Field("minSize"), 0));
-  if (!r.Has("maxSize")) return r.Field("maxSize").Error("required");
-  GPUA_ASSIGN_OR_RETURN(g.spec.max_size, ReadSize(r.Field("maxSize"), 0));
+  if (capi.IsNull()) {
+    GPUA_ASSIGN_OR_RETURN(g.spec.min_size, ReadSize(r.Field("minSize"), 0));
+    if (!r.Has("maxSize")) return r.Field("maxSize").Error("required");
+    GPUA_ASSIGN_OR_RETURN(g.spec.max_size, ReadSize(r.Field("maxSize"), 0));
+  }
   GPUA_ASSIGN_OR_RETURN(g.spec.target_size, ReadSize(r.Field("targetSize"), g.spec.min_size));
   if (g.spec.min_size > g.spec.max_size) {
     return r.Field("minSize").Error(
@@ -128,10 +171,12 @@ absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
     return r.Field("capacityType")
         .Error(absl::StrCat("unknown value \"", capacity, "\" (expected spot or on-demand)"));
   }
-  const JsonReader tmpl = r.Field("template");
-  if (!tmpl.IsObject()) return tmpl.Error("required: a Kubernetes Node");
-  GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
-  GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
+  if (capi.IsNull()) {
+    const JsonReader tmpl = r.Field("template");
+    if (!tmpl.IsObject()) return tmpl.Error("required: a Kubernetes Node (or clusterAPI)");
+    GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
+    GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
+  }
   GPUA_ASSIGN_OR_RETURN(g.simulation, ReadSimulation(r.Field("simulation")));
   GPUA_ASSIGN_OR_RETURN(g.warm, ReadWarm(r.Field("warm"), g.spec.max_size));
   return g;

@@ -80,3 +80,73 @@ TEST_CASE("a template without allocatable is refused for that group", "[node-gro
 
 }  // namespace
 }  // namespace gpua
+
+namespace gpua {
+namespace {
+
+// An 8xH100 MachineDeployment at zero, as `kubectl get machinedeployment -o yaml` shows it.
+constexpr char kClusterApiGroups[] = R"(
+nodeGroups:
+- pricePerHour: 98.32
+  clusterAPI:
+    apiVersion: cluster.x-k8s.io/v1beta1
+    kind: MachineDeployment
+    metadata:
+      name: h100
+      namespace: gpu
+      annotations:
+        cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size: "0"
+        cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size: "4"
+        cluster.x-k8s.io/autoscaling-options-scaledownunneededtime: 5m0s
+        capacity.cluster-autoscaler.kubernetes.io/cpu: "192"
+        capacity.cluster-autoscaler.kubernetes.io/memory: 2000Gi
+        capacity.cluster-autoscaler.kubernetes.io/gpu-type: nvidia.com/gpu
+        capacity.cluster-autoscaler.kubernetes.io/gpu-count: "8"
+        capacity.cluster-autoscaler.kubernetes.io/labels: nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3
+        capacity.cluster-autoscaler.kubernetes.io/taints: nvidia.com/gpu=present:NoSchedule
+    spec:
+      clusterName: gpu-cluster
+      replicas: 0
+      template:
+        metadata:
+          labels: {pool: h100}
+  simulation:
+    provisioningDelay: {p50: 3m, p95: 6m}
+)";
+
+TEST_CASE("a node group given as a MachineDeployment reads as the clusterapi provider reads it",
+          "[node-groups][clusterapi]") {
+  absl::StatusOr<std::vector<NodeGroupConfig>> groups =
+      ParseNodeGroupFile(kClusterApiGroups, "groups.yaml");
+  INFO((groups.ok() ? "" : std::string(groups.status().message())));
+  REQUIRE(groups.ok());
+  REQUIRE(groups->size() == 1);
+  const NodeGroupConfig& g = (*groups)[0];
+  CHECK(g.spec.id == "MachineDeployment/gpu/h100");  // the controller's id for it
+  CHECK(g.spec.max_size == 4);
+  CHECK(g.spec.price_per_hour == 98.32);
+  CHECK(g.spec.node_template.allocatable.Get("nvidia.com/gpu").Value() == 8);
+  CHECK(g.spec.node_template.labels.at("pool") == "h100");
+  CHECK(g.options.scale_down_unneeded_time == absl::Minutes(5));
+  CHECK(g.simulation.provisioning_delay.p50 == absl::Minutes(3));
+}
+
+TEST_CASE("a MachineDeployment in the node-group file that cannot be read names why",
+          "[node-groups][clusterapi]") {
+  const auto error = [](const std::string& from, const std::string& to) {
+    std::string text = kClusterApiGroups;
+    text.replace(text.find(from), from.size(), to);
+    return std::string(ParseNodeGroupFile(text, "groups.yaml").status().message());
+  };
+  CHECK_THAT(error("gpu-count: \"8\"", "gpu-count: eight"),
+             Catch::Contains("MachineDeployment gpu/h100") && Catch::Contains("gpu-count"));
+  CHECK_THAT(error("capacity.cluster-autoscaler.kubernetes.io/cpu: \"192\"", "x: y"),
+             Catch::Contains("cpu"));
+  CHECK_THAT(error("kind: MachineDeployment", "kind: Deployment"),
+             Catch::Contains("not MachineDeployment, MachineSet or MachinePool"));
+  CHECK_THAT(error("- pricePerHour: 98.32", "- maxSize: 3\n  pricePerHour: 98.32"),
+             Catch::Contains("maxSize") && Catch::Contains("not with clusterAPI"));
+}
+
+}  // namespace
+}  // namespace gpua
