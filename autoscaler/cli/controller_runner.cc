@@ -10,11 +10,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/http_endpoints.h"
+#include "autoscaler/cli/management_cluster_connector.h"
 #include "autoscaler/controller/controller.h"
 #include "autoscaler/controller/dry_run_kube_writer.h"
 #include "autoscaler/controller/loop_schedule.h"
 #include "autoscaler/kube/api_kube_writer.h"
-#include "autoscaler/kube/cluster_api_watch.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "autoscaler/kube/leader_election.h"
 #include "base/status_macros.h"
@@ -23,41 +23,6 @@
 namespace gpua {
 namespace {
 
-// The Cluster API management cluster: --cloud-config's kubeconfig, else the in-cluster one
-// when --clusterapi-cloud-config-authoritative says so, else the workload cluster's. Its
-// objects are listed before the first loop (or the wait gives up, and loops skip until they
-// are).
-absl::StatusOr<std::shared_ptr<ManagementCluster>> ConnectManagementCluster(
-    const ControllerConfig& c, Clock& clock, LogSink& log, const std::string& kubeconfig,
-    const std::string& api_group) {
-  absl::StatusOr<kube::RestConfig> rest =
-      !kubeconfig.empty() || !c.clusterapi_cloud_config_authoritative
-          ? kube::ResolveRestConfig(kubeconfig.empty() ? c.kubeconfig : kubeconfig, "",
-                                    kube::ProcessEnv)
-          : kube::InClusterConfig(kube::ProcessEnv);
-  if (!rest.ok()) {
-    return absl::Status(rest.status().code(), absl::StrCat("the Cluster API management cluster: ",
-                                                           rest.status().message()));
-  }
-  kube::ClientOptions options;
-  options.qps = c.kube_api_qps;
-  options.burst = c.kube_api_burst;
-  options.user_agent = c.user_agent;
-  GPUA_ASSIGN_OR_RETURN(std::unique_ptr<kube::ApiClient> client,
-                        kube::ApiClient::Create(*rest, clock, options));
-  kube::ReflectorOptions reflector;
-  reflector.log = &log;
-  GPUA_ASSIGN_OR_RETURN(
-      std::shared_ptr<kube::ClusterApiWatch> watch,
-      kube::ClusterApiWatch::Start(std::move(client), clock, api_group,
-                                   kube::ProcessEnv("CAPI_VERSION").value_or(""), reflector));
-  const absl::Time deadline = clock.Now() + absl::Seconds(30);
-  while (!watch->Synced() && clock.Now() < deadline) clock.SleepFor(absl::Milliseconds(20));
-  log.Info(absl::StrCat("Cluster API: reading ", watch->group_version(),
-                        watch->Synced() ? "" : " (not all listed yet)"));
-  return watch;
-}
-
 absl::StatusOr<std::unique_ptr<CloudProvider>> MakeProvider(const ControllerConfig& c, Clock& clock,
                                                             LogSink& log) {
   ProviderContext context;
@@ -65,10 +30,14 @@ absl::StatusOr<std::unique_ptr<CloudProvider>> MakeProvider(const ControllerConf
   context.auto_discovery = c.auto_discovery;
   context.clock = &clock;
   context.log = &log;
-  context.connect_management_cluster = [&c, &clock, &log](const std::string& kubeconfig,
-                                                          const std::string& api_group) {
-    return ConnectManagementCluster(c, clock, log, kubeconfig, api_group);
-  };
+  ManagementClusterSettings management;
+  management.workload_kubeconfig = c.kubeconfig;
+  management.in_cluster_when_unset = c.clusterapi_cloud_config_authoritative;
+  management.client.qps = c.kube_api_qps;
+  management.client.burst = c.kube_api_burst;
+  management.client.user_agent = c.user_agent;
+  context.connect_management_cluster =
+      ManagementClusterConnector(std::move(management), clock, log);
   return ProviderRegistry::Builtin().Create(c.cloud_provider, context);
 }
 

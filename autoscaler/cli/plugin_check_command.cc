@@ -6,13 +6,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/cli/management_cluster_connector.h"
 #include "autoscaler/cli/plugin_check_report.h"
 #include "autoscaler/cli/plugin_cluster_check.h"
 #include "autoscaler/cli/template_check.h"
 #include "autoscaler/controller/provider_snapshot.h"
 #include "autoscaler/kube/rest_config.h"
 #include "base/log.h"
+#include "cloudproviders/clusterapi/clusterapi_provider.h"
 #include "cloudproviders/externalgrpc/externalgrpc_provider.h"
+#include "cloudproviders/provider_registry.h"
 
 namespace gpua {
 namespace {
@@ -161,10 +164,10 @@ void CheckCluster(CloudProvider& p, const std::vector<GroupListing>& listings,
   CheckAgainstCluster(*nodes, listings, p, report);
 }
 
-// Calls every RPC the planner uses, group by group, then the optional ones.
-void CheckProvider(ExternalGrpcProvider& provider, const CheckOptions& o, Clock& clock,
-                   PluginCheckReport& report) {
-  CloudProvider& p = provider;
+// Calls every RPC the planner uses, group by group, then the optional ones. `ignored`: the
+// groups the provider left out, and why, once it has listed them.
+void CheckProvider(CloudProvider& p, const std::function<std::vector<std::string>()>& ignored,
+                   const CheckOptions& o, Clock& clock, PluginCheckReport& report) {
   report.TimedStatus("Refresh", "", [&] { return p.Refresh(); });
   auto label = report.Timed<std::string>(
       "GPULabel", "", [&] { return p.GpuLabel(); }, [](const std::string& l) { return l; },
@@ -174,7 +177,7 @@ void CheckProvider(ExternalGrpcProvider& provider, const CheckOptions& o, Clock&
       "NodeGroups", "", [&] { return p.NodeGroups(); },
       [](const auto& list) { return absl::StrCat(list.size(), " group(s)"); });
   if (groups.ok() && groups->empty()) report.Problem("", "the plugin offers no node groups");
-  for (const std::string& ignored : provider.IgnoredGroups()) report.Problem("", ignored);
+  for (const std::string& why : ignored()) report.Problem("", why);
   std::vector<GroupListing> listings;
   if (groups.ok()) {
     for (const auto& g : *groups) listings.push_back(CheckGroup(*g, p, gpu_label, report));
@@ -189,14 +192,50 @@ void CheckProvider(ExternalGrpcProvider& provider, const CheckOptions& o, Clock&
   if (!o.kubeconfig.empty() || o.in_cluster) CheckCluster(p, listings, o, clock, report);
 }
 
+// The same checks of the node groups Cluster API's objects make, read as the controller reads
+// them: each group's template and options from its annotations, its Machines as instances.
+int CheckClusterApi(const std::string& management_kubeconfig, CheckOptions options,
+                    PluginCheckReport::Format format, const CommandIo& io) {
+  StreamLogSink notes(format == PluginCheckReport::Format::kJson ? io.err : io.out, "note: ");
+  ManagementClusterSettings settings;
+  settings.workload_kubeconfig = options.kubeconfig;
+  settings.sync_wait = absl::Seconds(10);
+  ProviderContext context;
+  context.cloud_config = management_kubeconfig;
+  context.clock = &io.clock;
+  context.log = &notes;
+  context.connect_management_cluster = ManagementClusterConnector(settings, io.clock, notes);
+  absl::StatusOr<std::unique_ptr<CloudProvider>> provider =
+      ProviderRegistry::Builtin().Create("clusterapi", context);
+  if (!provider.ok()) {
+    io.err << "gpu-autoscaler plugin-check: " << provider.status().message() << "\n";
+    return kExitUsage;
+  }
+  PluginCheckReport report(io.out, io.clock, format);
+  report.Provider("clusterapi",
+                  management_kubeconfig.empty()
+                      ? "the cluster --kubeconfig names"
+                      : absl::StrCat("the cluster ", management_kubeconfig, " names"));
+  // The Nodes checked against the Machines are the workload cluster's.
+  options.in_cluster = options.in_cluster || options.kubeconfig.empty();
+  auto* capi = static_cast<ClusterApiProvider*>(provider->get());
+  CheckProvider(
+      **provider, [capi] { return capi->IgnoredGroups(); }, options, io.clock, report);
+  return report.Finish();
+}
+
 }  // namespace
 
 int RunPluginCheckCommand(const CommandArgs& args, const CommandIo& io) {
-  std::string config_file, output = "text";
+  std::string config_file, output = "text", cloud_provider = "externalgrpc";
   CheckOptions options;
   FlagSet flags("gpu-autoscaler plugin-check");
+  flags.AddString("cloud-provider", &cloud_provider,
+                  "externalgrpc (a plugin), or clusterapi (Cluster API objects in a cluster)");
   flags.AddString("cloud-config", &config_file,
-                  "the externalgrpc cloud-config file: address, cert, key, cacert, grpc_timeout");
+                  "externalgrpc: the cloud-config file (address, cert, key, cacert, "
+                  "grpc_timeout); clusterapi: the management cluster's kubeconfig (default: "
+                  "--kubeconfig's)");
   flags.AddBool("mutate", &options.mutate,
                 "also increase one group's target by one and lower it back (changes the cluster)");
   flags.AddString("output", &output, "text or json (one object, for CI)");
@@ -205,8 +244,8 @@ int RunPluginCheckCommand(const CommandArgs& args, const CommandIo& io) {
                   "the cluster it runs in)");
   if (auto exit = ParseFlagsOrExit(
           flags, args,
-          "Usage: gpu-autoscaler plugin-check --cloud-config FILE [--mutate] [--output json] "
-          "[--kubeconfig FILE]",
+          "Usage: gpu-autoscaler plugin-check [--cloud-provider externalgrpc|clusterapi] "
+          "--cloud-config FILE [--mutate] [--output json] [--kubeconfig FILE]",
           io)) {
     return *exit;
   }
@@ -214,23 +253,32 @@ int RunPluginCheckCommand(const CommandArgs& args, const CommandIo& io) {
     io.err << "gpu-autoscaler plugin-check: " << message << "\n";
     return kExitUsage;
   };
-  if (config_file.empty()) return usage_error("--cloud-config FILE is required");
   if (output != "text" && output != "json") {
     return usage_error(
         absl::StrCat("invalid value \"", output, "\" for flag --output: text or json"));
   }
   options.in_cluster = kube::ProcessEnv("KUBERNETES_SERVICE_HOST").has_value();
+  const PluginCheckReport::Format format =
+      output == "json" ? PluginCheckReport::Format::kJson : PluginCheckReport::Format::kText;
+  if (cloud_provider == "clusterapi") {
+    return CheckClusterApi(config_file, options, format, io);
+  }
+  if (cloud_provider != "externalgrpc") {
+    return usage_error(absl::StrCat("invalid value \"", cloud_provider,
+                                    "\" for flag --cloud-provider: externalgrpc or clusterapi"));
+  }
+  if (config_file.empty()) return usage_error("--cloud-config FILE is required");
   absl::StatusOr<ExternalGrpcConfig> config = LoadExternalGrpcConfig(config_file);
   if (!config.ok()) return usage_error(config.status().message());
   // Under --output json stdout holds the object alone; the client's notes go to stderr.
   StreamLogSink notes(output == "json" ? io.err : io.out, "note: ");
   auto provider = ExternalGrpcProvider::Create(*config, notes);
   if (!provider.ok()) return usage_error(provider.status().message());
-  PluginCheckReport report(
-      io.out, io.clock,
-      output == "json" ? PluginCheckReport::Format::kJson : PluginCheckReport::Format::kText);
+  PluginCheckReport report(io.out, io.clock, format);
   report.Plugin(config->address, config->UsesTls(), config->timeout);
-  CheckProvider(**provider, options, io.clock, report);
+  ExternalGrpcProvider* plugin = provider->get();
+  CheckProvider(
+      **provider, [plugin] { return plugin->IgnoredGroups(); }, options, io.clock, report);
   return report.Finish();
 }
 

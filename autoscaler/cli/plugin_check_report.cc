@@ -20,6 +20,11 @@ void PluginCheckReport::Plugin(const std::string& address, bool tls, absl::Durat
   }
 }
 
+void PluginCheckReport::Provider(const std::string& name, const std::string& where) {
+  json_["provider"] = {{"name", name}, {"reads", where}};
+  if (format_ == Format::kText) out_ << name << ", reading " << where << "\n\n";
+}
+
 void PluginCheckReport::TimedStatus(const std::string& rpc, const std::string& subject,
                                     const std::function<absl::Status()>& call,
                                     const std::string& detail, const std::string& fallback) {

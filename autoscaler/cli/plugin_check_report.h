@@ -24,6 +24,8 @@ class PluginCheckReport {
 
   // The plugin checked, as the first line (or the JSON's "plugin").
   void Plugin(const std::string& address, bool tls, absl::Duration deadline);
+  // A provider other than a plugin, and where it reads from (the JSON's "provider").
+  void Provider(const std::string& name, const std::string& where);
 
   // Runs `call` and records it; `describe` gives the detail of an answer. A call the plugin
   // does not implement is a fallback: `fallback` says what the autoscaler does instead.

@@ -237,6 +237,7 @@ absl::Status ClusterApiProvider::Refresh() {
   machines_by_instance_.clear();
   machines_by_name_.clear();
   pool_instances_.clear();
+  ignored_.clear();
   for (const auto& s : objects_.scalables) {
     if (s->kind == CapiKind::kMachineSet) machine_sets_[s->Key()] = s;
     if (!IsAutoscaled(*s, options_.names) || s->deleting) continue;
@@ -248,7 +249,8 @@ absl::Status ClusterApiProvider::Refresh() {
     }
     absl::StatusOr<CapiGroupConfig> config = ReadGroupConfig(*s, options_.names);
     if (!config.ok()) {
-      WarnOnce(*s, std::string(config.status().message()));
+      ignored_.emplace_back(config.status().message());
+      WarnOnce(*s, ignored_.back());
       continue;
     }
     auto group =

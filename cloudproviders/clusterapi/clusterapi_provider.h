@@ -61,6 +61,8 @@ class ClusterApiProvider final : public CloudProvider {
   // Takes this loop's copy of the Cluster API objects and builds the groups from it.
   absl::Status Refresh() override;
   absl::Status Cleanup() override { return absl::OkStatus(); }
+  // The scalable resources the last Refresh left out, and why (for plugin-check).
+  std::vector<std::string> IgnoredGroups() const { return ignored_; }
 
  private:
   // The key of the group a Machine belongs to ("<Kind>/<ns>/<name>"), or "".
@@ -78,6 +80,7 @@ class ClusterApiProvider final : public CloudProvider {
   std::map<std::string, std::shared_ptr<const CapiMachine>> machines_by_name_;  // ns/name
   std::map<std::string, std::string> pool_instances_;  // MachinePool providerIDList -> group
   std::set<std::string> warned_;  // "<uid>@<resourceVersion>: message", said once
+  std::vector<std::string> ignored_;
 };
 
 }  // namespace gpua

@@ -2,18 +2,24 @@
 // objects on the fake API server (custom resources with the scale subresource, as a real
 // server serves them), and a stand-in for Cluster API's controllers that creates Machines and
 // their Nodes when replicas grow and deletes the marked Machine when they shrink.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/cli/plugin_check_command.h"
 #include "autoscaler/controller/controller.h"
 #include "autoscaler/kube/api_kube_writer.h"
 #include "autoscaler/kube/cluster_api_watch.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "cloudproviders/clusterapi/clusterapi_provider.h"
 #include "cloudproviders/simulated/simulated_node.h"
+#include "tests/support/config_files.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/run_command.h"
 
 namespace gpua::testing {
 namespace {
@@ -475,6 +481,35 @@ TEST_CASE("a restart between marking a Machine and its deletion repeats nothing"
   CHECK(c.stand_in.deleted.size() == 2);
   CHECK(c.server.List("nodes").empty());
   CHECK(c.ScaleWrites() == scaled);
+}
+
+TEST_CASE("plugin-check --cloud-provider=clusterapi checks the groups Cluster API objects make",
+          "[clusterapi][integration][plugin-check]") {
+  FakeApiServer server;
+  server.Upsert(kDeployments, Deployment("h100", 0));
+  server.Upsert(
+      kDeployments,
+      Deployment("broken", 0,
+                 {{"capacity.cluster-autoscaler.kubernetes.io/taints", "nvidia.com/gpu=present"}}));
+  const std::string kubeconfig =
+      KubeconfigFor(server.url(), absl::StrCat("gpua-capi-check-", getpid()));
+  std::ostringstream out, err;
+  const int rc = RunCommand(
+      RunPluginCheckCommand,
+      {"--cloud-provider=clusterapi", "--kubeconfig", kubeconfig, "--output", "json"}, out, err);
+  INFO(err.str());
+  const json report = json::parse(out.str());
+  CHECK(rc == 1);  // the broken group is a problem
+  CHECK(report["provider"]["name"] == "clusterapi");
+  REQUIRE(report["summary"]["problems"] == 1);
+  CHECK_THAT(report["findings"][0]["message"].get<std::string>(),
+             Catch::Contains("MachineDeployment gpu/broken") && Catch::Contains("taints"));
+  bool template_read = false;
+  for (const json& call : report["calls"]) {
+    template_read |= call["rpc"] == "NodeGroupTemplateNodeInfo" &&
+                     call["subject"] == "MachineDeployment/gpu/h100" && call["outcome"] == "ok";
+  }
+  CHECK(template_read);
 }
 
 }  // namespace
