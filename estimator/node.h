@@ -15,7 +15,7 @@
 
 namespace gpua {
 
-struct GpuInventory;
+class GpuInventory;
 struct NodeRoom;
 
 inline constexpr absl::string_view kLabelHostname = "kubernetes.io/hostname";

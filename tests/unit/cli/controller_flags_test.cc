@@ -128,6 +128,21 @@ TEST_CASE("unknown and unsupported flags are refused by name, with the reason",
   }
 }
 
+TEST_CASE("cluster-autoscaler's clusterapi flags carry over: discovery and an authoritative config",
+          "[cli][controller-flags][clusterapi]") {
+  auto c = Parse({"--cloud-provider=clusterapi",
+                  "--node-group-auto-discovery=clusterapi:namespace=gpu,clusterName=prod",
+                  "--clusterapi-cloud-config-authoritative"});
+  REQUIRE(c.ok());
+  CHECK(c->cloud_provider == "clusterapi");
+  CHECK(c->auto_discovery == std::vector<std::string>{"clusterapi:namespace=gpu,clusterName=prod"});
+  CHECK(c->clusterapi_cloud_config_authoritative);
+  CHECK(c->notes.empty());
+  auto bad = Parse({"--cloud-provider=clusterapi", "--node-group-auto-discovery=clusterapi:gpu"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(std::string(bad.status().message()), Catch::Contains("\"gpu\" is not key=value"));
+}
+
 TEST_CASE("the --help output lists every flag with its default, and the refused ones with why",
           "[cli][controller-flags]") {
   bool help = false;
