@@ -56,6 +56,32 @@ absl::StatusOr<CapiScalable> DecodeCapiScalable(const JsonReader& object, CapiKi
     GPUA_ASSIGN_OR_RETURN(out.template_labels,
                           spec.Field("template").Field("metadata").Field("labels").StringMap());
     GPUA_ASSIGN_OR_RETURN(out.provider_ids, spec.Field("providerIDList").Strings());
+    const JsonReader ref = spec.Field("template").Field("spec").Field("infrastructureRef");
+    if (!ref.IsNull()) {
+      CapiInfraRef infra;
+      GPUA_ASSIGN_OR_RETURN(infra.kind, ref.Field("kind").String());
+      GPUA_ASSIGN_OR_RETURN(infra.name, ref.Field("name").String());
+      GPUA_ASSIGN_OR_RETURN(const std::string api_version, ref.Field("apiVersion").String());
+      GPUA_ASSIGN_OR_RETURN(infra.group, ref.Field("apiGroup").String());
+      if (!api_version.empty()) {  // "infrastructure.cluster.x-k8s.io/v1beta2"
+        const size_t slash = api_version.find('/');
+        if (slash == std::string::npos) return ref.Field("apiVersion").Error("has no group");
+        infra.group = api_version.substr(0, slash);
+        infra.version = api_version.substr(slash + 1);
+      }
+      if (infra.kind.empty() || infra.name.empty() || infra.group.empty()) {
+        return ref.Error("needs kind, name and apiVersion (or apiGroup)");
+      }
+      out.infrastructure = std::move(infra);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<CapiInfraTemplate> DecodeCapiInfraTemplate(const JsonReader& object,
+                                                          absl::string_view kind) {
+  return DecodeNamed<CapiInfraTemplate>(object, kind, [&](CapiInfraTemplate& out) {
+    GPUA_ASSIGN_OR_RETURN(out.capacity, object.Field("status").Field("capacity").Resources());
     return absl::OkStatus();
   });
 }

@@ -15,6 +15,7 @@
 #include "absl/time/time.h"
 #include "estimator/labels.h"
 #include "estimator/pod.h"
+#include "estimator/resource_list.h"
 #include "kubeobjects/json_reader.h"
 
 namespace gpua {
@@ -24,6 +25,15 @@ inline constexpr CapiKind kCapiScalableKinds[] = {CapiKind::kMachineDeployment,
                                                   CapiKind::kMachineSet, CapiKind::kMachinePool};
 absl::string_view CapiKindName(CapiKind kind);      // "MachineDeployment"
 absl::string_view CapiKindResource(CapiKind kind);  // "machinedeployments"
+
+// The infrastructure machine template a scalable resource's Machines are made from
+// (spec.template.spec.infrastructureRef): v1beta1 names its apiVersion, v1beta2 its apiGroup.
+struct CapiInfraRef {
+  std::string group;
+  std::string version;  // empty: the group's preferred version
+  std::string kind;     // AWSMachineTemplate, Metal3MachineTemplate, ...
+  std::string name;
+};
 
 // A MachineDeployment, MachineSet or MachinePool.
 struct CapiScalable {
@@ -39,6 +49,7 @@ struct CapiScalable {
   Labels template_labels;  // spec.template.metadata.labels: what its nodes will carry
   std::optional<OwnerReference> controller;  // a MachineSet's MachineDeployment
   std::vector<std::string> provider_ids;     // a MachinePool's spec.providerIDList
+  std::optional<CapiInfraRef> infrastructure;
   bool deleting = false;                     // metadata.deletionTimestamp is set
   std::string Key() const { return namespace_name + "/" + name; }
 };
@@ -65,6 +76,17 @@ struct CapiMachine {
   std::string Key() const { return namespace_name + "/" + name; }
 };
 absl::StatusOr<CapiMachine> DecodeCapiMachine(const JsonReader& object);
+
+// An infrastructure machine template, for its status.capacity: what a node made from it
+// offers, which providers that opt in to Cluster API's autoscaling-from-zero contract publish.
+struct CapiInfraTemplate {
+  std::string namespace_name;
+  std::string name;
+  std::string resource_version;
+  ResourceList capacity;  // empty when the provider publishes none
+};
+absl::StatusOr<CapiInfraTemplate> DecodeCapiInfraTemplate(const JsonReader& object,
+                                                          absl::string_view kind);
 
 }  // namespace gpua
 

@@ -8,6 +8,7 @@
 #define GPUA_AUTOSCALER_KUBE_CLUSTER_API_WATCH_H_
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -38,6 +39,8 @@ class ClusterApiWatch final : public ManagementCluster {
                                const std::string& value) override;
   void Warn(const CapiObjectRef& object, const std::string& reason,
             const std::string& message) override;
+  std::shared_ptr<const ResourceList> InfrastructureCapacity(const std::string& ns,
+                                                             const CapiInfraRef& ref) override;
 
   const std::string& group_version() const { return group_version_; }
 
@@ -49,15 +52,28 @@ class ClusterApiWatch final : public ManagementCluster {
   absl::Status MergePatch(const std::string& path, const std::string& what,
                           const nlohmann::json& patch);
 
+  // Infrastructure machine templates of one kind, kept from the first time one is asked for.
+  struct InfraTemplates {
+    std::unique_ptr<Informer<CapiInfraTemplate>> informer;
+    std::unique_ptr<Reflector> reflector;
+  };
+  // "group/version/resource" of `ref`, the version found by discovery when it names none.
+  std::string InfraCollection(const CapiInfraRef& ref);
+  void Run(Reflector& reflector);
+
   std::unique_ptr<ApiClient> client_;
   Clock& clock_;
+  ReflectorOptions reflector_options_;
   const std::string group_version_;  // "cluster.x-k8s.io/v1beta1"
   ApiKubeWriter events_;
   std::vector<std::unique_ptr<Informer<CapiScalable>>> scalables_;  // by kCapiScalableKinds
   Informer<CapiMachine> machines_;
   std::vector<std::unique_ptr<Reflector>> reflectors_;
   std::atomic<bool> stop_{false};
-  std::vector<std::thread> threads_;
+  absl::Mutex mu_;  // the infrastructure templates and their threads, started on demand
+  std::map<std::string, InfraTemplates> infra_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::string> preferred_versions_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::thread> threads_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace gpua::kube

@@ -247,7 +247,11 @@ absl::Status ClusterApiProvider::Refresh() {
         s->controller->kind == "MachineDeployment") {
       continue;
     }
-    absl::StatusOr<CapiGroupConfig> config = ReadGroupConfig(*s, options_.names);
+    std::shared_ptr<const ResourceList> infra =
+        s->infrastructure.has_value()
+            ? cluster_->InfrastructureCapacity(s->namespace_name, *s->infrastructure)
+            : nullptr;
+    absl::StatusOr<CapiGroupConfig> config = ReadGroupConfig(*s, options_.names, infra.get());
     if (!config.ok()) {
       ignored_.emplace_back(config.status().message());
       WarnOnce(*s, ignored_.back());

@@ -87,23 +87,35 @@ absl::StatusOr<std::vector<Taint>> ReadTaints(const Annotations& a, const std::s
   return taints;
 }
 
-// The node a group at zero would make, when the capacity annotations say.
+// The node a group at zero would make, when the capacity annotations, or the infrastructure
+// template's capacity under them, say.
 absl::StatusOr<std::optional<NodeTemplate>> ReadTemplate(const CapiScalable& s,
-                                                         const Annotations& a) {
+                                                         const Annotations& a,
+                                                         const ResourceList* infra) {
   const auto key = [](absl::string_view name) { return absl::StrCat(kCapacityPrefix, name); };
+  const auto from_infra = [&](absl::string_view resource) -> std::optional<Quantity> {
+    if (infra == nullptr || !infra->Has(resource)) return std::nullopt;
+    return infra->Get(resource);
+  };
   GPUA_ASSIGN_OR_RETURN(std::optional<Quantity> cpu, a.QuantityOf(key("cpu")));
   GPUA_ASSIGN_OR_RETURN(std::optional<Quantity> memory, a.QuantityOf(key("memory")));
+  if (!cpu.has_value()) cpu = from_infra(kResourceCpu);
+  if (!memory.has_value()) memory = from_infra(kResourceMemory);
   if (!cpu.has_value() && !memory.has_value()) return std::nullopt;
   if (!cpu.has_value()) return a.Bad(key("cpu"), "missing, and memory is given");
   if (!memory.has_value()) return a.Bad(key("memory"), "missing, and cpu is given");
   NodeTemplate t;
   t.name = s.name;
+  // The infrastructure's capacity first (its GPUs among it); the annotations override it.
+  if (infra != nullptr) t.allocatable = *infra;
   t.allocatable.Set(kResourceCpu, *cpu);
   t.allocatable.Set(kResourceMemory, *memory);
   GPUA_ASSIGN_OR_RETURN(std::optional<Quantity> disk, a.QuantityOf(key("ephemeral-disk")));
   if (disk.has_value()) t.allocatable.Set(kResourceEphemeralStorage, *disk);
   GPUA_ASSIGN_OR_RETURN(std::optional<Quantity> pods, a.QuantityOf(key("maxPods")));
-  t.allocatable.Set(kResourcePods, pods.value_or(Quantity::FromUnits(110)));
+  if (pods.has_value() || !t.allocatable.Has(kResourcePods)) {
+    t.allocatable.Set(kResourcePods, pods.value_or(Quantity::FromUnits(110)));
+  }
   const std::string* gpu_type = a.Find(key("gpu-type"));
   const std::string* gpu_count = a.Find(key("gpu-count"));
   if (gpu_count != nullptr) {
@@ -175,7 +187,8 @@ bool IsAutoscaled(const CapiScalable& scalable, const CapiNames& names) {
 }
 
 absl::StatusOr<CapiGroupConfig> ReadGroupConfig(const CapiScalable& scalable,
-                                                const CapiNames& names) {
+                                                const CapiNames& names,
+                                                const ResourceList* infrastructure_capacity) {
   const Annotations a(scalable);
   CapiGroupConfig c;
   GPUA_ASSIGN_OR_RETURN(c.min_size, a.Count(names.MinSize()));
@@ -185,7 +198,7 @@ absl::StatusOr<CapiGroupConfig> ReadGroupConfig(const CapiScalable& scalable,
                                                " (", names.MaxSize(), ")"));
   }
   GPUA_RETURN_IF_ERROR(ReadOptions(a, c.options));
-  GPUA_ASSIGN_OR_RETURN(c.scale_from_zero, ReadTemplate(scalable, a));
+  GPUA_ASSIGN_OR_RETURN(c.scale_from_zero, ReadTemplate(scalable, a, infrastructure_capacity));
   return c;
 }
 

@@ -1,7 +1,8 @@
 // A Cluster API node group's settings, read off its scalable resource's annotations as
 // cluster-autoscaler's clusterapi provider reads them: the size bounds (both required), the
-// scale-from-zero template (capacity.cluster-autoscaler.kubernetes.io/cpu and memory required
-// for one; ephemeral-disk, maxPods (110), gpu-type and gpu-count, labels and taints
+// scale-from-zero template (cpu and memory required for one, from the
+// capacity.cluster-autoscaler.kubernetes.io/ annotations or the infrastructure template's
+// status.capacity; ephemeral-disk, maxPods (110), gpu-type and gpu-count, labels and taints
 // optional), and the per-group options. The template's labels are the scalable resource's
 // template labels (what its Machines' nodes get) with the labels annotation's added, never
 // overriding them; our own annotations (gpu-autoscaler.io/..., such as a pool's MIG layouts)
@@ -39,9 +40,12 @@ struct CapiGroupConfig {
 // Whether the scalable carries the size annotations that make it a node group.
 bool IsAutoscaled(const CapiScalable& scalable, const CapiNames& names);
 
-// Fails naming the object and the annotation that cannot be used.
-absl::StatusOr<CapiGroupConfig> ReadGroupConfig(const CapiScalable& scalable,
-                                                const CapiNames& names);
+// Fails naming the object and the annotation that cannot be used. `infrastructure_capacity`:
+// the status.capacity of the infrastructure machine template, where known; the annotations
+// override it resource by resource, as upstream has them take precedence.
+absl::StatusOr<CapiGroupConfig> ReadGroupConfig(
+    const CapiScalable& scalable, const CapiNames& names,
+    const ResourceList* infrastructure_capacity = nullptr);
 
 }  // namespace gpua
 

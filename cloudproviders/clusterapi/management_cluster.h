@@ -35,6 +35,11 @@ class ManagementCluster {
   // Every collection listed once (an absent one counts as listed, empty).
   virtual bool Synced() const = 0;
   virtual CapiObjects Objects() const = 0;
+  // The status.capacity of the infrastructure machine template `ref` names, in `ns`; null
+  // while it is not known (its collection not listed yet, the template or its capacity
+  // absent, or no access to it). Asking for a kind of template starts keeping it.
+  virtual std::shared_ptr<const ResourceList> InfrastructureCapacity(const std::string& ns,
+                                                                     const CapiInfraRef& ref) = 0;
   // spec.replicas through the object's scale subresource, as `kubectl scale` and the
   // MachineDeployment controller's own clients do.
   virtual absl::Status SetReplicas(const CapiScalable& scalable, int32_t replicas) = 0;

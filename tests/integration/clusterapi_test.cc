@@ -392,6 +392,38 @@ TEST_CASE("a MachineDeployment without capacity annotations grows from the node 
   CHECK(c.Replicas("empty") == 0);  // at zero nothing says what its node would be
 }
 
+TEST_CASE("a MachineDeployment at zero grows from its infrastructure template's status.capacity",
+          "[clusterapi][integration]") {
+  CapiCluster c;
+  const json sizes_only = {{"capacity.cluster-autoscaler.kubernetes.io/cpu", nullptr},
+                           {"capacity.cluster-autoscaler.kubernetes.io/memory", nullptr},
+                           {"capacity.cluster-autoscaler.kubernetes.io/gpu-type", nullptr},
+                           {"capacity.cluster-autoscaler.kubernetes.io/gpu-count", nullptr}};
+  json md = Deployment("h100", 0, sizes_only);
+  md["spec"]["template"]["spec"] = {
+      {"infrastructureRef",
+       {{"apiGroup", "infrastructure.cluster.x-k8s.io"},  // v1beta2's reference
+        {"kind", "Metal3MachineTemplate"},
+        {"name", "metal-h100"}}}};
+  c.server.Upsert(kDeployments, md);
+  c.server.Upsert(
+      "metal3machinetemplates",
+      {{"apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1"},
+       {"kind", "Metal3MachineTemplate"},
+       {"metadata", {{"name", "metal-h100"}, {"namespace", "gpu"}}},
+       {"spec", json::object()},
+       {"status",
+        {{"capacity", {{"cpu", "190"}, {"memory", "1900Gi"}, {"nvidia.com/gpu", "8"}}}}}});
+  c.AddPendingPod("train-0", {{"nvidia.com/gpu", "8"}});
+  c.Step(absl::Seconds(40));  // the first look starts the templates' informer
+  REQUIRE(Eventually(
+      [&] {
+        c.Step(absl::Seconds(10));
+        return c.Replicas("h100") == 1;
+      },
+      absl::Seconds(10)));
+}
+
 TEST_CASE("slice pods choose the MIG-labelled MachineDeployment and its node gets their layout",
           "[clusterapi][integration][mig]") {
   CapiCluster c;

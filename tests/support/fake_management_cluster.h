@@ -46,6 +46,18 @@ class FakeManagementCluster final : public ManagementCluster {
     return it == machines_.end() ? nullptr : it->second;
   }
 
+  // The status.capacity of an infrastructure machine template.
+  void PutInfrastructureCapacity(const std::string& ns, const std::string& kind,
+                                 const std::string& name, ResourceList capacity) {
+    infra_[absl::StrCat(ns, "/", kind, "/", name)] =
+        std::make_shared<const ResourceList>(std::move(capacity));
+  }
+  std::shared_ptr<const ResourceList> InfrastructureCapacity(const std::string& ns,
+                                                             const CapiInfraRef& ref) override {
+    auto it = infra_.find(absl::StrCat(ns, "/", ref.kind, "/", ref.name));
+    return it == infra_.end() ? nullptr : it->second;
+  }
+
   bool Synced() const override { return synced; }
   CapiObjects Objects() const override {
     CapiObjects out;
@@ -89,6 +101,7 @@ class FakeManagementCluster final : public ManagementCluster {
  private:
   std::map<std::string, std::shared_ptr<const CapiScalable>> scalables_;
   std::map<std::string, std::shared_ptr<const CapiMachine>> machines_;
+  std::map<std::string, std::shared_ptr<const ResourceList>> infra_;
 };
 
 }  // namespace gpua::testing

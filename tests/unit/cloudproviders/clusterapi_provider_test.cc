@@ -151,6 +151,34 @@ TEST_CASE("an 8xH100 group at zero is templated from its capacity annotations", 
   CHECK((*gpus)->physical_count() == 8);
 }
 
+TEST_CASE("a group at zero takes its infrastructure template's capacity, under the annotations",
+          "[clusterapi]") {
+  Fixture f;
+  json a = SizeAnnotations(0, 4);
+  a["capacity.cluster-autoscaler.kubernetes.io/memory"] = "1000Gi";
+  a["capacity.cluster-autoscaler.kubernetes.io/labels"] =
+      "nvidia.com/gpu.product=NVIDIA-H100-80GB-HBM3";
+  json md = Deployment("metal", 0, a);
+  md["spec"]["template"]["spec"] = {{"infrastructureRef",
+                                     {{"apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1"},
+                                      {"kind", "Metal3MachineTemplate"},
+                                      {"name", "metal-h100"}}}};
+  f.cluster->PutScalable(CapiKind::kMachineDeployment, md);
+  ResourceList capacity;
+  for (const auto& [name, q] : {std::pair{"cpu", "96"}, std::pair{"memory", "768Gi"},
+                                std::pair{"nvidia.com/gpu", "8"}, std::pair{"pods", "200"}}) {
+    capacity.Set(name, *Quantity::Parse(q));
+  }
+  f.cluster->PutInfrastructureCapacity("gpu", "Metal3MachineTemplate", "metal-h100", capacity);
+  f.Provider();
+  absl::StatusOr<NodeTemplate> t = f.Group("MachineDeployment/gpu/metal")->TemplateNode();
+  REQUIRE(t.ok());
+  CHECK(t->allocatable.Get("cpu").Value() == 96);
+  CHECK(t->allocatable.Get("memory") == *Quantity::Parse("1000Gi"));  // the annotation's
+  CHECK(t->allocatable.Get("nvidia.com/gpu").Value() == 8);
+  CHECK(t->allocatable.Get("pods").Value() == 200);
+}
+
 TEST_CASE("a MIG pool's layouts annotation reaches the template, so slices are planned on it",
           "[clusterapi][mig]") {
   Fixture f;
