@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -140,9 +141,12 @@ class StandInClusterApi {
       const std::string name =
           absl::StrCat(md["metadata"]["name"].get<std::string>(), "-", ++counter_);
       const std::string provider_id = "capi://gpu/" + name;
-      server_.Upsert(kMachines, MachineJson(set, name, provider_id));
+      const bool registers = !never_register.contains(md["metadata"]["name"]);
+      json machine = MachineJson(set, name, provider_id);
+      if (!registers) machine["status"].erase("nodeRef");
+      server_.Upsert(kMachines, machine);
       machines.push_back(*server_.Get(kMachines, "gpu", name));
-      Register(md, name, provider_id);
+      if (registers) Register(md, name, provider_id);
     }
     while (machines.size() > want) {
       auto going = std::find_if(machines.begin(), machines.end(), [](const json& m) {
@@ -205,6 +209,8 @@ class StandInClusterApi {
 
  public:
   std::vector<std::string> deleted;  // Machines, in the order they went
+  // Deployments whose Machines come up but whose Nodes never join the cluster.
+  std::set<std::string> never_register;
 };
 
 class CapiCluster {
@@ -449,6 +455,25 @@ TEST_CASE("slice pods choose the MIG-labelled MachineDeployment and its node get
   const std::optional<json> node = c.server.Get("nodes", "", "a100-mig-1");
   REQUIRE(node.has_value());
   CHECK((*node)["metadata"]["labels"].value("nvidia.com/mig.config", "") == "all-1g.5gb");
+}
+
+TEST_CASE("a Machine whose node never joins is removed after the group's provision time",
+          "[clusterapi][integration]") {
+  CapiCluster c;
+  c.stand_in.never_register.insert("h100");
+  c.server.Upsert(
+      kDeployments,
+      Deployment("h100", 0, {{"cluster.x-k8s.io/autoscaling-options-maxnodeprovisiontime", "3m"}}));
+  c.Step();
+  c.AddPendingPod("train-0", {{"nvidia.com/gpu", "8"}});
+  c.Step(absl::Seconds(40));
+  REQUIRE(c.Replicas("h100") == 1);
+  c.Step(absl::Seconds(10));  // its Machine is up, its node is not
+  REQUIRE(c.server.List(kMachines).size() == 1);
+  for (int i = 0; i < 4; ++i) c.Step(absl::Minutes(1));
+  CHECK(c.Replicas("h100") == 0);  // given up: marked and replicas lowered for it
+  c.Step(absl::Seconds(10));
+  CHECK(c.stand_in.deleted == std::vector<std::string>{"h100-1"});
 }
 
 TEST_CASE("a failed Machine is cleaned up: marked, and replicas lowered for it",
