@@ -317,16 +317,18 @@ class CapiCluster {
     };
     const bool caught_up = Eventually([&] {
       const ClusterView view = *watch_->View();
-      std::map<std::string, std::string> nodes, pods, machines, scalables;
+      std::map<std::string, std::string> nodes, pods, machines, deployments, sets;
       for (const NodePtr& n : view.nodes) nodes[n->node.name] = n->resource_version;
       for (const auto& [key, p] : view.pods) pods[p->spec.name] = p->resource_version;
       const CapiObjects capi = capi_->Objects();
       for (const auto& m : capi.machines) machines[m->name] = m->resource_version;
       for (const auto& s : capi.scalables) {
-        if (s->kind == CapiKind::kMachineDeployment) scalables[s->name] = s->resource_version;
+        if (s->kind == CapiKind::kMachineDeployment) deployments[s->name] = s->resource_version;
+        if (s->kind == CapiKind::kMachineSet) sets[s->name] = s->resource_version;
       }
       return nodes == versions("nodes") && pods == versions("pods") &&
-             machines == versions(kMachines) && scalables == versions(kDeployments);
+             machines == versions(kMachines) && deployments == versions(kDeployments) &&
+             sets == versions("machinesets");
     });
     REQUIRE(caught_up);
   }
