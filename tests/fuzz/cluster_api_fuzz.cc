@@ -17,25 +17,9 @@
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/clusterapi/group_annotations.h"
 #include "kubeobjects/cluster_api.h"
+#include "tests/fuzz/repeated_keys.h"
 
 namespace {
-
-// The two readers differ on repeated keys, which no API server sends.
-bool HasRepeatedKeys(simdjson::dom::element e) {
-  if (e.type() == simdjson::dom::element_type::ARRAY) {
-    const simdjson::dom::array items = e.get_array().value_unsafe();
-    for (simdjson::dom::element item : items) {
-      if (HasRepeatedKeys(item)) return true;
-    }
-  } else if (e.type() == simdjson::dom::element_type::OBJECT) {
-    std::set<std::string_view> keys;
-    const simdjson::dom::object members = e.get_object().value_unsafe();
-    for (simdjson::dom::key_value_pair kv : members) {
-      if (!keys.insert(kv.key).second || HasRepeatedKeys(kv.value)) return true;
-    }
-  }
-  return false;
-}
 
 // The group an object makes, or why it makes none.
 std::string GroupOf(const absl::StatusOr<gpua::CapiScalable>& s) {
@@ -72,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
-  if (parser.parse(text).get(doc) != simdjson::SUCCESS || HasRepeatedKeys(doc)) return 0;
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS || gpua::fuzz::HasRepeatedKeys(doc))
+    return 0;
   const nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
   if (tree.is_discarded()) return 0;
   const gpua::JsonReader simd(doc);

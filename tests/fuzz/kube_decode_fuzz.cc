@@ -20,6 +20,7 @@
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
 #include "kubeobjects/workloads.h"
+#include "tests/fuzz/repeated_keys.h"
 
 namespace {
 
@@ -31,24 +32,6 @@ void Disagree(const char* what, const std::string& simd, const std::string& tree
 std::string Describe(const gpua::PodSpec& pod) {
   if (!pod.invalid.ok()) return std::string(pod.invalid.message());
   return gpua::EquivalenceKey(pod) + "|" + pod.requests.ToString();
-}
-
-// The two readers differ on repeated keys, which no API server sends: simdjson's lookup finds
-// the first, nlohmann's tree keeps the last.
-bool HasRepeatedKeys(simdjson::dom::element e) {
-  if (e.type() == simdjson::dom::element_type::ARRAY) {
-    const simdjson::dom::array items = e.get_array().value_unsafe();
-    for (simdjson::dom::element item : items) {
-      if (HasRepeatedKeys(item)) return true;
-    }
-  } else if (e.type() == simdjson::dom::element_type::OBJECT) {
-    std::set<std::string_view> keys;
-    const simdjson::dom::object members = e.get_object().value_unsafe();
-    for (simdjson::dom::key_value_pair kv : members) {
-      if (!keys.insert(kv.key).second || HasRepeatedKeys(kv.value)) return true;
-    }
-  }
-  return false;
 }
 
 template <typename T>
@@ -63,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   if (parser.parse(text).get(doc) != simdjson::SUCCESS) return 0;
-  if (HasRepeatedKeys(doc)) return 0;
+  if (gpua::fuzz::HasRepeatedKeys(doc)) return 0;
   const nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
   if (tree.is_discarded()) return 0;  // simdjson took what nlohmann refuses: nothing to compare
   const gpua::JsonReader simd(doc);

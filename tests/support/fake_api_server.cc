@@ -507,12 +507,26 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
   if (t.has_value() && t->subresource == "status" && HasStatus(t->resource) &&
       (method == "PUT" || method == "PATCH")) {
     absl::MutexLock lock(&mu_);
-    return WriteStatus(method, *t, req, res);
+    return WriteSubresource(method, *t, req, res,
+                            {[](const nlohmann::json& object) { return object; },
+                             [](const nlohmann::json& whole, nlohmann::json& object) {
+                               CopyStatus(whole, object);
+                               return std::string();
+                             }});
   }
   if (t.has_value() && t->subresource == "scale" && HasScale(t->resource) &&
       (method == "PUT" || method == "PATCH")) {
     absl::MutexLock lock(&mu_);
-    return WriteScale(method, *t, req, res);
+    return WriteSubresource(
+        method, *t, req, res,
+        {ScaleOf, [](const nlohmann::json& scale, nlohmann::json& object) -> std::string {
+           const nlohmann::json replicas = scale["spec"].value("replicas", nlohmann::json());
+           if (!replicas.is_number_integer() || replicas.get<int64_t>() < 0) {
+             return "spec.replicas: must be a non-negative integer";
+           }
+           object["spec"]["replicas"] = replicas;
+           return "";
+         }});
   }
   if (!t.has_value() || !t->subresource.empty()) {
     return answer(404, StatusObject(404, "no such path"));
@@ -560,8 +574,9 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
   store(std::move(updated), "MODIFIED", 200);
 }
 
-void FakeApiServer::WriteStatus(const std::string& method, const Target& t,
-                                const httplib::Request& req, httplib::Response& res) {
+void FakeApiServer::WriteSubresource(const std::string& method, const Target& t,
+                                     const httplib::Request& req, httplib::Response& res,
+                                     const SubresourceWrite& write) {
   const auto answer = [&](int status, const nlohmann::json& body) {
     res.status = status;
     res.set_content(body.dump(), "application/json");
@@ -573,49 +588,20 @@ void FakeApiServer::WriteStatus(const std::string& method, const Target& t,
   if (body.is_discarded() || !body.is_object()) {
     return answer(400, StatusObject(400, "body is not a JSON object"));
   }
-  nlohmann::json whole;
+  nlohmann::json written;
   std::string error;
-  const int status = ApplyWrite(method, req.get_header_value("Content-Type"), it->second, body,
-                                false, &whole, &error);
+  const int status = ApplyWrite(method, req.get_header_value("Content-Type"),
+                                write.view(it->second), body, false, &written, &error);
   if (status != 200) return answer(status, StatusObject(status, error));
-  nlohmann::json updated = it->second;  // everything but the status stays as it was
-  CopyStatus(whole, updated);
+  nlohmann::json updated = it->second;  // only the subresource's part changes
+  if (std::string invalid = write.take(written, updated); !invalid.empty()) {
+    return answer(422, StatusObject(422, invalid));
+  }
   updated["metadata"]["resourceVersion"] = std::to_string(++rv_);
   it->second = updated;
   events_.push_back({rv_, "MODIFIED", updated, t.resource});
   changed_.SignalAll();
-  answer(200, updated);
-}
-
-void FakeApiServer::WriteScale(const std::string& method, const Target& t,
-                               const httplib::Request& req, httplib::Response& res) {
-  const auto answer = [&](int status, const nlohmann::json& body) {
-    res.status = status;
-    res.set_content(body.dump(), "application/json");
-  };
-  auto& bucket = objects_[t.resource];
-  auto it = bucket.find(absl::StrCat(t.ns, "/", t.name));
-  if (it == bucket.end()) return answer(404, StatusObject(404, t.name + " not found"));
-  const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    return answer(400, StatusObject(400, "body is not a JSON object"));
-  }
-  nlohmann::json scale;
-  std::string error;
-  const int status = ApplyWrite(method, req.get_header_value("Content-Type"), ScaleOf(it->second),
-                                body, false, &scale, &error);
-  if (status != 200) return answer(status, StatusObject(status, error));
-  const nlohmann::json replicas = scale["spec"].value("replicas", nlohmann::json());
-  if (!replicas.is_number_integer() || replicas.get<int64_t>() < 0) {
-    return answer(422, StatusObject(422, "spec.replicas: must be a non-negative integer"));
-  }
-  nlohmann::json updated = it->second;
-  updated["spec"]["replicas"] = replicas;
-  updated["metadata"]["resourceVersion"] = std::to_string(++rv_);
-  it->second = updated;
-  events_.push_back({rv_, "MODIFIED", updated, t.resource});
-  changed_.SignalAll();
-  answer(200, ScaleOf(updated));
+  answer(200, write.view(updated));
 }
 
 void FakeApiServer::List(const std::string& resource, const std::string& ns,

@@ -43,6 +43,7 @@
 #include <httplib.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -137,10 +138,16 @@ class FakeApiServer {
              httplib::Response& res);
   bool Selected(const nlohmann::json& object, const std::string& ns,
                 const httplib::Request& req) const;
-  void WriteScale(const std::string& method, const Target& t, const httplib::Request& req,
-                  httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void WriteStatus(const std::string& method, const Target& t, const httplib::Request& req,
-                   httplib::Response& res) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A write to a subresource: the object as `view` shows it (itself for status, a Scale for
+  // scale) takes the write, and `take` moves the part the subresource owns back into the
+  // object, or says why it cannot (answered 422).
+  struct SubresourceWrite {
+    std::function<nlohmann::json(const nlohmann::json&)> view;
+    std::function<std::string(const nlohmann::json& written, nlohmann::json& object)> take;
+  };
+  void WriteSubresource(const std::string& method, const Target& t, const httplib::Request& req,
+                        httplib::Response& res, const SubresourceWrite& write)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   absl::CondVar changed_;
