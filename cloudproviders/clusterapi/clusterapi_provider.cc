@@ -231,14 +231,14 @@ absl::Status ClusterApiProvider::Refresh() {
   if (!cluster_->Synced()) {
     return absl::UnavailableError("the Cluster API objects are not all listed yet");
   }
-  objects_ = cluster_->Objects();
+  const CapiObjects objects = cluster_->Objects();
   groups_.clear();
   machine_sets_.clear();
   machines_by_instance_.clear();
   machines_by_name_.clear();
   pool_instances_.clear();
   ignored_.clear();
-  for (const auto& s : objects_.scalables) {
+  for (const auto& s : objects.scalables) {
     if (s->kind == CapiKind::kMachineSet) machine_sets_[s->Key()] = s;
     if (!IsAutoscaled(*s, options_.names) || s->deleting) continue;
     if (!DiscoveryKeeps(options_.discovery, *s, options_.names)) continue;
@@ -262,7 +262,7 @@ absl::Status ClusterApiProvider::Refresh() {
     for (const std::string& id : s->provider_ids) pool_instances_[id] = group->Id();
     groups_[group->Id()] = std::move(group);
   }
-  for (const auto& m : objects_.machines) {
+  for (const auto& m : objects.machines) {
     machines_by_name_[m->Key()] = m;
     machines_by_instance_[MachineInstanceId(*m)] = m;
     auto group = groups_.find(GroupOfMachine(*m));

@@ -73,7 +73,6 @@ class ClusterApiProvider final : public CloudProvider {
   const ClusterApiOptions options_;
   Clock& clock_;
   LogSink& log_;
-  CapiObjects objects_;
   std::map<std::string, std::shared_ptr<CapiNodeGroup>> groups_;             // by id
   std::map<std::string, std::shared_ptr<const CapiScalable>> machine_sets_;  // by ns/name
   std::map<std::string, std::shared_ptr<const CapiMachine>> machines_by_instance_;
