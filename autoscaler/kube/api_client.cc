@@ -8,7 +8,9 @@
 #include <array>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -146,8 +148,42 @@ struct ApiClient::Credentials {
   absl::Time file_modified ABSL_GUARDED_BY(mu) = absl::InfinitePast();
   std::string exec_token ABSL_GUARDED_BY(mu);
   absl::Time exec_expiry ABSL_GUARDED_BY(mu) = absl::InfinitePast();
-  CURLSH* share = nullptr;  // connections, DNS and TLS sessions, reused across requests
+  CURLSH* share = nullptr;  // DNS and TLS sessions, reused across requests
   std::array<absl::Mutex, CURL_LOCK_DATA_LAST> locks;
+  // Easy handles between calls, each with its live connections. libcurl does not support a
+  // connection cache shared by threads at once (CURL_LOCK_DATA_CONNECT), and informers,
+  // the event sender and the loop call at once; a handle is one thread's at a time instead.
+  absl::Mutex handles_mu;
+  std::vector<CURL*> idle_handles ABSL_GUARDED_BY(handles_mu);
+
+  CURL* TakeHandle() {
+    {
+      absl::MutexLock lock(&handles_mu);
+      if (!idle_handles.empty()) {
+        CURL* curl = idle_handles.back();
+        idle_handles.pop_back();
+        curl_easy_reset(curl);  // options gone, connections and caches kept
+        return curl;
+      }
+    }
+    return curl_easy_init();
+  }
+  void ReturnHandle(CURL* curl) {
+    constexpr size_t kMaxIdleHandles = 16;
+    {
+      absl::MutexLock lock(&handles_mu);
+      if (idle_handles.size() < kMaxIdleHandles) {
+        idle_handles.push_back(curl);
+        return;
+      }
+    }
+    curl_easy_cleanup(curl);
+  }
+  ~Credentials() {
+    absl::MutexLock lock(&handles_mu);
+    for (CURL* curl : idle_handles) curl_easy_cleanup(curl);  // before the share they use
+    curl_share_cleanup(share);
+  }
 };
 
 RateLimiter::RateLimiter(double qps, int burst, Clock& clock)
@@ -199,12 +235,11 @@ ApiClient::ApiClient(RestConfig config, Clock& clock, ClientOptions options)
         static_cast<Credentials*>(user)->locks[data].Unlock();
       });
   curl_share_setopt(c->share, CURLSHOPT_USERDATA, c);
-  curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
   curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
   curl_share_setopt(c->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
 }
 
-ApiClient::~ApiClient() { curl_share_cleanup(credentials_->share); }
+ApiClient::~ApiClient() = default;
 
 absl::StatusOr<std::string> ApiClient::BearerToken() {
   Credentials& c = *credentials_;
@@ -253,10 +288,10 @@ namespace {
 // An easy handle set up for one call to the config's server.
 class Call {
  public:
-  Call(const RestConfig& config, const ClientOptions& options, CURLSH* share,
+  Call(const RestConfig& config, const ClientOptions& options, CURL* handle, CURLSH* share,
        const std::string& token, absl::string_view method, absl::string_view path,
        absl::Duration timeout)
-      : curl_(curl_easy_init()) {
+      : curl_(handle) {
     url_ = absl::StrCat(absl::StripSuffix(config.server, "/"), path);
     curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(curl_, CURLOPT_SHARE, share);
@@ -284,8 +319,9 @@ class Call {
     }
   }
   ~Call() {
+    // The handle outlives the call in the pool: nothing of the call's may stay set on it.
+    curl_easy_setopt(curl_, CURLOPT_HTTPHEADER, nullptr);
     curl_slist_free_all(headers_);
-    curl_easy_cleanup(curl_);
   }
 
   CURL* curl() const { return curl_; }
@@ -329,7 +365,9 @@ absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::
                                                 absl::Duration timeout) {
   GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
   limiter_.Wait();
-  Call call(config_, options_, credentials_->share, token, method, path,
+  CURL* handle = credentials_->TakeHandle();
+  absl::Cleanup give_back = [&] { credentials_->ReturnHandle(handle); };
+  Call call(config_, options_, handle, credentials_->share, token, method, path,
             timeout > absl::ZeroDuration() ? timeout : options_.timeout);
   HttpResponse response;
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, AppendBody);
@@ -345,7 +383,9 @@ absl::StatusOr<long> ApiClient::Stream(absl::string_view path,
                                        std::string* error_body) {
   GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
   limiter_.Wait();
-  Call call(config_, options_, credentials_->share, token, "GET", path, timeout);
+  CURL* handle = credentials_->TakeHandle();
+  absl::Cleanup give_back = [&] { credentials_->ReturnHandle(handle); };
+  Call call(config_, options_, handle, credentials_->share, token, "GET", path, timeout);
   StreamState state{call.curl(), &on_line, stop, "", error_body};
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, StreamBody);
   curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &state);

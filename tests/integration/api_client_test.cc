@@ -4,9 +4,11 @@
 
 #include <httplib.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -99,6 +101,47 @@ TEST_CASE("requests carry the bearer token, every HTTP status is an answer", "[k
   CHECK(created->body == "application/json");
   CHECK(client->Request("GET", "/conflict")->status == 409);
   CHECK(client->Request("GET", "/nowhere")->status == 404);
+}
+
+TEST_CASE("one client serves many threads at once, each answer its own request, connections reused",
+          "[kube][http][threads]") {
+  httplib::Server server;
+  absl::Mutex mu;
+  std::set<int> client_ports;
+  server.Get(R"(/echo/(\d+)/(\d+))", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      absl::MutexLock lock(&mu);
+      client_ports.insert(req.remote_port);
+    }
+    res.set_content(req.path, "text/plain");
+  });
+  server.set_keep_alive_max_count(1000);  // httplib closes after 5 requests by default
+  Running running(server);
+  RestConfig config;
+  config.server = running.Url();
+  auto client = Client(config);
+  constexpr int kThreads = 6, kRequests = 150;
+  std::atomic<int> wrong{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRequests; ++i) {
+        const std::string path = absl::StrCat("/echo/", t, "/", i);
+        auto answer = client->Request("GET", path);
+        if (!answer.ok()) {
+          ++failed;
+        } else if (answer->body != path) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(failed == 0);
+  CHECK(wrong == 0);
+  absl::MutexLock lock(&mu);
+  // A connection per thread at most, give or take one the server closed: not one a request.
+  CHECK(client_ports.size() <= 2 * kThreads);
 }
 
 TEST_CASE("a rotated token file is read again, a vanished one keeps the last token",
