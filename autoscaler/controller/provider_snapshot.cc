@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/template_from_node.h"
 
@@ -178,6 +179,25 @@ absl::StatusOr<std::shared_ptr<const GpuInventory>> ProviderReader::InventoryOf(
   return now.gpus;
 }
 
+std::vector<Instance> ProviderReader::WellFormed(const std::string& group,
+                                                 std::vector<Instance> instances) {
+  absl::flat_hash_set<std::string> ids;
+  std::vector<Instance> kept;
+  kept.reserve(instances.size());
+  for (Instance& i : instances) {
+    if (i.id.empty() || !ids.insert(i.id).second) {
+      // Acting on such an entry would delete one instance twice, or one nobody can name.
+      SayOnce(
+          absl::StrCat("node group ", group, ": NodeGroupNodes listed ",
+                       i.id.empty() ? "an instance without an ID" : "instance " + i.id + " twice",
+                       "; the entry is ignored"));
+      continue;
+    }
+    kept.push_back(std::move(i));
+  }
+  return kept;
+}
+
 ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
                                         const NodeGroupLimits* limits,
                                         const std::string& gpu_label) {
@@ -194,6 +214,9 @@ ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
     if (g.call_error.ok()) g.call_error = InGroup(g.id, what, s);
   };
   absl::StatusOr<int> target = g.group->TargetSize();
+  if (target.ok() && *target < 0) {
+    target = absl::InvalidArgumentError(absl::StrCat("answered a negative size, ", *target));
+  }
   if (target.ok()) {
     g.target_size = *target;
   } else {
@@ -201,7 +224,7 @@ ProviderGroup ProviderReader::ReadGroup(std::shared_ptr<NodeGroup> group,
   }
   absl::StatusOr<std::vector<Instance>> instances = g.group->Nodes();
   if (instances.ok()) {
-    g.instances = *std::move(instances);
+    g.instances = WellFormed(g.id, *std::move(instances));
   } else {
     fail("Nodes", instances.status());
   }

@@ -91,6 +91,8 @@ class ProviderReader {
   ProviderSnapshot Read(const std::vector<NodePtr>& nodes, absl::Time now);
 
  private:
+  // The listing without entries no instance answers to (no ID, or an ID listed again).
+  std::vector<Instance> WellFormed(const std::string& group, std::vector<Instance> instances);
   ProviderGroup ReadGroup(std::shared_ptr<NodeGroup> group, const NodeGroupLimits* limits,
                           const std::string& gpu_label);
   // What one node of the group costs an hour, from the provider's pricing of its template.

@@ -28,6 +28,7 @@ void Nominations::Update(const ClusterState& state, const std::vector<PodPtr>& u
   }
   Adopt(state, unschedulable, now);
   of_slot_.clear();
+  held_.clear();
   absl::flat_hash_set<absl::string_view> claimed;
   std::vector<uint64_t> unmatched;
   std::vector<std::pair<uint64_t, std::string>> ended;
@@ -46,6 +47,10 @@ void Nominations::Update(const ClusterState& state, const std::vector<PodPtr>& u
     if (now - p.since > provision) {
       ended.emplace_back(id, absl::StrCat("no node of group ", p.group, " took it within ",
                                           absl::FormatDuration(provision)));
+      continue;
+    }
+    if (!g->provider->call_error.ok()) {
+      held_.insert(id);
       continue;
     }
     const int group = static_cast<int>(g - state.groups.data());
@@ -85,7 +90,14 @@ void Nominations::Update(const ClusterState& state, const std::vector<PodPtr>& u
     }
   }
   for (const auto& [id, why] : ended) End(id, why, log);
-  for (const auto& [id, p] : planned_) of_slot_[KeyOf(p.slot)] = id;
+  for (const auto& [id, p] : planned_) {
+    if (p.slot.group >= 0) of_slot_[KeyOf(p.slot)] = id;
+  }
+}
+
+bool Nominations::Held(const std::string& uid) const {
+  auto it = of_pod_.find(uid);
+  return it != of_pod_.end() && held_.contains(it->second);
 }
 
 const NodeSlot* Nominations::SlotOf(const std::string& uid) const {

@@ -56,6 +56,9 @@ class Nominations {
   const NodeSlot* SlotOf(const std::string& uid) const;
   // Whether that node is still on its way (not registered, or GPUs not yet advertised).
   bool OnItsWay(const std::string& uid, const ClusterState& state) const;
+  // The pod's nomination stands, but its group's answers failed this loop, so where its node
+  // is cannot be told: the pod waits for the next loop rather than get a second node.
+  bool Held(const std::string& uid) const;
 
   // The planner placed `pod` on the node in `slot`: nominated there (kept if it was).
   void Place(const PodSpec& pod, const NodeSlot& slot, const ClusterState& state, absl::Time now);
@@ -97,6 +100,7 @@ class Nominations {
   std::map<uint64_t, Planned> planned_;  // by id: oldest first
   absl::flat_hash_map<std::string, uint64_t> of_pod_;
   absl::flat_hash_map<SlotKey, uint64_t> of_slot_;  // this loop's
+  absl::flat_hash_set<uint64_t> held_;              // this loop's: groups that did not answer
   uint64_t next_id_ = 1;
   std::vector<Released> released_;
 };

@@ -62,7 +62,11 @@ ScaleUpResult ScaleUpStep::Run(const ClusterView& view, const ClusterState& stat
 std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PendingPods& pending,
                                             const std::vector<PodPtr>& homeless,
                                             const std::vector<PodPtr>& placeholders) const {
-  std::vector<PodPtr> out = pending.eligible;
+  std::vector<PodPtr> out;
+  out.reserve(pending.eligible.size());
+  for (const PodPtr& p : pending.eligible) {
+    if (!nominations_.Held(p->spec.uid)) out.push_back(p);
+  }
   for (const PodPtr& p : pending.nominated_pods) {
     if (nominations_.SlotOf(p->spec.uid) != nullptr) out.push_back(p);
   }
