@@ -48,11 +48,12 @@ struct SimulateFlags {
   absl::Duration until = absl::ZeroDuration();
   int64_t parallelism = 0;
   int64_t verbosity = 0;
+  std::string faults;
 };
 
 // Flags that say what to read and where to write: a sweep over them means nothing.
 constexpr const char* kNotSweepable[] = {"trace",  "node-groups", "output", "sweep",
-                                         "report", "parallelism", "v"};
+                                         "report", "parallelism", "v",      "faults"};
 
 void AddSimulateFlags(FlagSet& flags, SimulateFlags& f) {
   flags.AddString("trace", &f.trace, "the workload trace, JSON Lines (see README)");
@@ -68,6 +69,10 @@ void AddSimulateFlags(FlagSet& flags, SimulateFlags& f) {
   flags.AddString("gpu-sharing", &f.gpu_sharing,
                   "as-configured, or whole-gpus: no pool shares its GPUs and every share or MIG "
                   "device a pod asks for is a whole GPU (sweep both to see what sharing saves)");
+  flags.AddString("faults", &f.faults,
+                  "a fault soak: inject the faults a profile file names, or the built-in "
+                  "\"default\" profile, and check the controller's invariants on every loop "
+                  "(the run fails when any is broken)");
   flags.AddInt("seed", &f.seed, "seed of the simulated cloud's delays and preemptions");
   flags.AddDuration("until", &f.until,
                     "simulate this long (default: until the trace's last pod ends, plus 2h)");
@@ -127,6 +132,13 @@ absl::StatusOr<sim::SimulationOptions> OptionsOf(const Parsed& p,
   }
   o.until = p.sim.until;
   o.verbosity = static_cast<int>(p.sim.verbosity);
+  if (!p.sim.faults.empty()) {
+    absl::StatusOr<sim::FaultProfile> faults = sim::LoadFaultProfile(p.sim.faults);
+    if (!faults.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--faults: ", faults.status().message()));
+    }
+    o.faults = *std::move(faults);
+  }
   return o;
 }
 
@@ -200,6 +212,11 @@ absl::Status CheckFlags(const SimulateFlags& f) {
   if (f.trace.empty() != f.node_groups.empty()) {
     return absl::InvalidArgumentError(
         "--trace and --node-groups go together (neither: the bundled example)");
+  }
+  if (!f.faults.empty()) {  // said once, before any setting is run
+    if (absl::Status s = sim::LoadFaultProfile(f.faults).status(); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--faults: ", s.message()));
+    }
   }
   if (f.output != "text" && f.output != "json") {
     return absl::InvalidArgumentError(
@@ -306,6 +323,13 @@ int RunSimulateCommand(const CommandArgs& args, const CommandIo& io) {
     io.out << "Trace " << in->trace_name << ", seed " << base.sim.seed << ".\n\n";
     sim::PrintResults(*results, io.out);
     if (!base.sim.report.empty()) io.out << "\nReport written to " << base.sim.report << "\n";
+  }
+  for (const sim::SettingResult& r : *results) {
+    if (r.result.soak.has_value() && r.result.soak->violations() > 0) {
+      io.err << kCommand << ": the fault soak broke " << r.result.soak->violations()
+             << " invariant check(s)" << (r.label.empty() ? "" : " in setting " + r.label) << "\n";
+      return kExitFailure;
+    }
   }
   return kExitOk;
 }

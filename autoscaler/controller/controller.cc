@@ -120,6 +120,7 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.scale_down_cooldown = std::move(down.cooldown);
   report.unremovable = std::move(down.unremovable);
   report.unneeded = down.unneeded;
+  report.node_verdicts = std::move(down.node_verdicts);
   report.next_removal_due = down.next_due;
   report.idle_gpus = IdleGpus(view, state, down.gpu_use, down.idle_cause, node_cache_);
   node_cache_.ForgetUnused();

@@ -44,6 +44,8 @@ struct LoopReport {
   std::string scale_down_cooldown;         // why no removal could start this loop, if so
   std::map<std::string, int> unremovable;  // reason -> nodes
   int unneeded = 0;
+  // The nodes scale-down judged this loop, each with whether it was found unneeded.
+  std::vector<std::pair<std::string, bool>> node_verdicts;
   ScaleDownReport removals;  // what removals started, went on, ended
   // Physical GPUs billed and not used, by group, in all and by what keeps them: the cost
   // scale-down is there to cut.

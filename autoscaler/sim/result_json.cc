@@ -59,6 +59,19 @@ nlohmann::json ResultJson(const SimulationResult& r) {
   out["pods_without_group"] = r.pods_without_group;
   out["controller_loops"] = r.loops;
   out["controller_warnings"] = r.controller_warnings;
+  if (r.soak.has_value()) {
+    out["faults"] = r.soak->faults;
+    out["invariants"] = r.soak->invariants;
+    nlohmann::json first = nlohmann::json::array();
+    for (const Violation& v : r.soak->first_violations) {
+      first.push_back({{"invariant", InvariantName(v.invariant)},
+                       {"at_seconds", absl::ToInt64Seconds(v.at - r.start)},
+                       {"details", v.details}});
+    }
+    out["first_violations"] = std::move(first);
+    out["restarts_mid_loop_at"] = r.soak->restarts_mid;
+    out["leader_transitions"] = r.soak->leader_transitions;
+  }
   return out;
 }
 

@@ -54,6 +54,23 @@ void PrintIdleByCause(const SimulationResult& r, std::ostream& out) {
          "minimum; REMOVING: being drained; OTHER:\n scale-down disabled or not judged)\n\n";
 }
 
+void PrintSoak(const SimulationResult& r, std::ostream& out) {
+  const FaultSoakResult& soak = *r.soak;
+  out << "Faults injected:";
+  for (const auto& [kind, count] : soak.faults) out << " " << kind << "=" << count;
+  out << "\nRestarts in the middle of a loop, at:";
+  for (const auto& [at, count] : soak.restarts_mid) out << " " << at << "=" << count;
+  out << "\nLeader transitions: " << soak.leader_transitions << "\n";
+  out << "Invariant violations:";
+  for (const auto& [invariant, count] : soak.invariants) out << " " << invariant << "=" << count;
+  out << "\n";
+  for (const Violation& v : soak.first_violations) {
+    out << "  first " << InvariantName(v.invariant) << " at +"
+        << absl::FormatDuration(absl::Trunc(v.at - r.start, absl::Seconds(1))) << ": " << v.details
+        << "\n";
+  }
+}
+
 void PrintNotes(const SimulationResult& r, std::ostream& out) {
   if (r.pods_without_group > 0) {
     out << r.pods_without_group
@@ -63,6 +80,7 @@ void PrintNotes(const SimulationResult& r, std::ostream& out) {
     out << "The controller logged " << r.controller_warnings << " warning(s); the first:\n";
     for (const std::string& w : r.first_warnings) out << "  " << w << "\n";
   }
+  if (r.soak.has_value()) PrintSoak(r, out);
 }
 
 double AboveBound(const Figures& f) {

@@ -158,6 +158,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // Members of the gang (namespace/name) bound to nodes now.
   int BoundMembers(const std::string& gang) const;
   const ClusterAccounts& accounts() const { return accounts_; }
+  absl::Time now() const { return clock_.Now(); }
   // Node time in a shared pool beyond the nodes its running shares would fill, packed.
   absl::Duration ShareSpreadTime(const std::string& group) const {
     return share_spread_.Kept(group, clock_.Now());

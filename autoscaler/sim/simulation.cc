@@ -7,6 +7,7 @@
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/controller/controller.h"
 #include "autoscaler/controller/loop_schedule.h"
+#include "autoscaler/sim/fault_soak.h"
 #include "autoscaler/sim/lower_bound.h"
 #include "autoscaler/sim/packing_bound.h"
 #include "autoscaler/sim/sim_cluster.h"
@@ -105,7 +106,7 @@ class Run {
         cloud_(options.groups, clock_, CloudOptions(options)),
         cluster_(options.groups, clock_),
         scheduler_(options.scoring),
-        controller_(NewController()),
+        soak_(NewSoak(trace, options)),
         restarts_(options.restart_controller_at),
         schedule_(options.controller.scan_interval),
         stockouts_(StockoutEdges(trace)) {
@@ -113,6 +114,7 @@ class Run {
         options.until > absl::ZeroDuration() ? options.until : trace.end + absl::Hours(2);
     horizon_ = kStart + until;
     std::sort(restarts_.begin(), restarts_.end());
+    controllers_.resize(soak_ != nullptr ? soak_->replicas() : 1);
   }
 
   SimulationResult Go();
@@ -131,7 +133,18 @@ class Run {
     c.seed = o.seed;
     return c;
   }
+  std::unique_ptr<FaultSoak> NewSoak(const Trace& trace, const SimulationOptions& o) {
+    if (!o.faults.has_value() || !o.faults->Any()) return nullptr;
+    std::set<std::string> steady;
+    for (const TraceStockout& s : trace.stockouts) steady.insert(s.group);
+    return std::make_unique<FaultSoak>(*o.faults, o.seed, cluster_, cloud_, clock_,
+                                       ControllerOptionsOf(o), o.groups, std::move(steady));
+  }
   std::unique_ptr<Controller> NewController() {
+    if (soak_ != nullptr) {
+      return std::make_unique<Controller>(soak_->source(), soak_->cloud(), soak_->writer(), clock_,
+                                          log_, nullptr, ControllerOptionsOf(options_));
+    }
     return std::make_unique<Controller>(cluster_, cloud_, cluster_, clock_, log_, nullptr,
                                         ControllerOptionsOf(options_));
   }
@@ -139,6 +152,8 @@ class Run {
   // Everything due now, in the order the world would do it; true when pods or nodes changed.
   bool ApplyDue();
   void RunLoop();
+  // Tallies what one controller's loop did.
+  void Record(const LoopReport& report, absl::Time now);
   void TakeSample();
   SimulationResult Result();
 
@@ -149,12 +164,16 @@ class Run {
   SimulatedCloud cloud_;
   SimCluster cluster_;
   SimScheduler scheduler_;
-  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<FaultSoak> soak_;  // null unless faults are injected
+  // One per replica: two share a Lease in a soak with leader changes. Null while it does not
+  // lead (a process that starts anew when it does).
+  std::vector<std::unique_ptr<Controller>> controllers_;
   std::vector<absl::Duration> restarts_;  // by time
   size_t next_restart_ = 0;
   LoopSchedule schedule_;
   std::vector<StockoutEdge> stockouts_;
   size_t next_arrival_ = 0;
+  int64_t arrived_ = 0;  // pods of the arrivals applied
   size_t next_stockout_ = 0;
   absl::Time next_sample_ = kStart;
   // When the cloud's machines next change by themselves; the past: look now.
@@ -177,6 +196,7 @@ absl::Time Run::NextEvent() {
     next = std::min(next, kStart + trace_.arrivals[next_arrival_].at);
   }
   if (next_stockout_ < stockouts_.size()) next = std::min(next, stockouts_[next_stockout_].at);
+  if (soak_ != nullptr) next = std::min(next, soak_->NextEvent());
   return next;
 }
 
@@ -192,13 +212,17 @@ bool Run::ApplyDue() {
        next_arrival_ < trace_.arrivals.size() && kStart + trace_.arrivals[next_arrival_].at <= now;
        ++next_arrival_) {
     cluster_.Arrive(trace_.arrivals[next_arrival_]);
+    arrived_ += trace_.arrivals[next_arrival_].count;
     changed = true;
   }
+  if (soak_ != nullptr && soak_->ApplyDue(now)) cloud_next_ = absl::InfinitePast();
   changed = cluster_.EndDuePods() || changed;
   // The machines change only at the cloud's next change or when the controller acted: the
   // cluster's nodes follow then, not at every pod's arrival.
   if (now >= cloud_next_) {
-    changed = cluster_.SyncNodes(cloud_.Machines()) || changed;
+    std::vector<Machine> machines = cloud_.Machines();
+    if (soak_ != nullptr) machines = soak_->Filter(std::move(machines));
+    changed = cluster_.SyncNodes(machines) || changed;
     cloud_next_ = cloud_.NextChange();
   }
   return changed;
@@ -207,11 +231,29 @@ bool Run::ApplyDue() {
 void Run::RunLoop() {
   const absl::Time now = clock_.Now();
   schedule_.LoopStarted(now);
+  bool restart = false;
   for (; next_restart_ < restarts_.size() && kStart + restarts_[next_restart_] <= now;
        ++next_restart_) {
-    controller_ = NewController();
+    restart = true;
   }
-  const LoopReport report = controller_->RunOnce(now);
+  const std::vector<FaultSoak::Turn> turns =
+      soak_ != nullptr ? soak_->Turns(now) : std::vector<FaultSoak::Turn>{{0, false}};
+  std::vector<bool> acting(controllers_.size(), false);
+  for (const FaultSoak::Turn& turn : turns) {
+    acting[turn.replica] = true;
+    std::unique_ptr<Controller>& controller = controllers_[turn.replica];
+    if (controller == nullptr || turn.new_process || restart) controller = NewController();
+    const LoopReport report = controller->RunOnce(now);
+    Record(report, now);
+    // A process that died in its loop is gone; its replica's next turn starts a new one.
+    if (soak_ != nullptr && soak_->AfterLoop(report, arrived_)) controller.reset();
+  }
+  for (size_t r = 0; r < controllers_.size(); ++r) {
+    if (!acting[r]) controllers_[r].reset();  // it stopped leading: it exits
+  }
+}
+
+void Run::Record(const LoopReport& report, absl::Time now) {
   ++loops_;
   AccrueIdle(now);
   idle_now_ = report.idle_gpus;
@@ -368,12 +410,14 @@ SimulationResult Run::Result() {
   r.total.gpu_pending = PercentilesOf(accounts.gpu_pending_seconds);
   r.samples = std::move(samples_);
   r.simulated = clock_.Now() - kStart;
+  r.start = kStart;
   r.pods = trace_.pods();
   for (size_t i = 0; i < next_arrival_; ++i) r.pods_arrived += trace_.arrivals[i].count;
   r.pods_finished = accounts.pods_finished;
   r.pods_restarted = accounts.pods_restarted;
   r.pods_without_group = bound.pods_without_group;
   r.loops = loops_;
+  if (soak_ != nullptr) r.soak = soak_->Result();
   r.controller_warnings = log_.warnings();
   r.first_warnings = log_.first();
   return r;

@@ -11,12 +11,15 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
+#include "autoscaler/sim/fault_profile.h"
+#include "autoscaler/sim/fault_soak.h"
 #include "autoscaler/sim/sim_scheduler.h"
 #include "autoscaler/sim/trace.h"
 #include "cloudproviders/node_group_file.h"
@@ -43,6 +46,8 @@ struct SimulationOptions {
   std::vector<absl::Duration> restart_controller_at;
   // Run the trace with no GPU shared (whole_gpus.h): what sharing saves is the difference.
   bool whole_gpus = false;
+  // A fault soak (fault_soak.h): faults injected as the profile says, invariants checked.
+  std::optional<FaultProfile> faults;
 };
 
 struct Percentiles {
@@ -92,6 +97,7 @@ struct Sample {
 struct SimulationResult {
   Figures total;
   std::vector<GroupFigures> groups;
+  absl::Time start;  // the virtual clock's time at the trace's start
   std::vector<Sample> samples;
   absl::Duration simulated;
   int64_t pods = 0;           // in the trace
@@ -102,6 +108,7 @@ struct SimulationResult {
   int64_t loops = 0;               // controller loops run
   int64_t controller_warnings = 0;
   std::vector<std::string> first_warnings;  // the first few, to say what went wrong
+  std::optional<FaultSoakResult> soak;      // with faults: what was injected, what broke
 };
 
 absl::StatusOr<SimulationResult> Simulate(const Trace& trace, const SimulationOptions& options);

@@ -47,7 +47,9 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
   result.next_due = plan.next_due;
   result.cooldown = plan.cooldown;
   absl::flat_hash_map<absl::string_view, int> unremovable;  // a few reasons, many nodes
+  result.node_verdicts.reserve(plan.judged.size());
   for (const NodeJudgement& j : plan.judged) {
+    result.node_verdicts.emplace_back(state.nodes[j.node].node->node.name, j.unneeded);
     if (j.unneeded) {
       ++result.unneeded;
     } else {

@@ -32,6 +32,7 @@ struct ScaleDownResult {
   std::string cooldown;                    // why no removal could start, if so
   std::map<std::string, int> unremovable;  // reason -> nodes
   int unneeded = 0;
+  std::vector<std::pair<std::string, bool>> node_verdicts;  // name, unneeded
   absl::Time next_due = absl::InfiniteFuture();  // when an unneeded node's time passes
   // The GPU use of the nodes judged, by state node (-1 where not worked out), so the idle-GPU
   // count need not work it out again.

@@ -1,0 +1,51 @@
+// The controller's writes to the simulated cluster, through a fault soak: each kind of write
+// fails now and then as an API server fails (500, 429 with Retry-After, a timeout after
+// which the write may or may not have been made), and nothing gets through once the
+// controller process is dead.
+#ifndef GPUA_AUTOSCALER_SIM_FAULTY_KUBE_WRITER_H_
+#define GPUA_AUTOSCALER_SIM_FAULTY_KUBE_WRITER_H_
+
+#include <functional>
+
+#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/sim/fault_injector.h"
+
+namespace gpua::sim {
+
+class FaultyKubeWriter : public KubeWriter {
+ public:
+  // `on_node_write` hears of every write to a node the controller tries, made or not.
+  FaultyKubeWriter(KubeWriter& inner, FaultInjector& faults,
+                   std::function<void(const std::string&)> on_node_write)
+      : inner_(inner), faults_(faults), on_node_write_(std::move(on_node_write)) {}
+
+  absl::Status AddTaint(const std::string& node, const Taint& taint) override;
+  absl::Status RemoveTaint(const std::string& node, const std::string& key) override;
+  absl::Status SetUnschedulable(const std::string& node, bool unschedulable) override;
+  absl::Status Annotate(const std::string& node, const std::string& key,
+                        std::optional<std::string> value) override;
+  absl::Status Label(const std::string& node, const std::string& key,
+                     std::optional<std::string> value) override;
+  absl::Status DeleteNode(const std::string& node) override;
+  absl::StatusOr<EvictionResult> Evict(const std::string& namespace_name, const std::string& pod,
+                                       std::optional<absl::Duration> grace) override;
+  absl::Status Nominate(const std::string& namespace_name, const std::string& pod,
+                        std::optional<std::string> node) override;
+  absl::Status RecordEvent(const EventRecord& event) override;
+  absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
+                              const std::map<std::string, std::string>& data,
+                              const std::map<std::string, std::string>& annotations) override;
+
+ private:
+  // `write` made, failed, or made and reported failed, as the dice say.
+  absl::Status Write(FaultKind kind, const std::string& what,
+                     const std::function<absl::Status()>& write);
+
+  KubeWriter& inner_;
+  FaultInjector& faults_;
+  std::function<void(const std::string&)> on_node_write_;
+};
+
+}  // namespace gpua::sim
+
+#endif  // GPUA_AUTOSCALER_SIM_FAULTY_KUBE_WRITER_H_

@@ -1,0 +1,176 @@
+#include "autoscaler/sim/invariant_checker.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gpua::sim {
+namespace {
+
+constexpr std::array<absl::string_view, kInvariantCount> kNames = {
+    "node_deleted_with_running_pod",
+    "group_outside_min_max",
+    "repeat_scale_up",
+    "taint_left_behind",
+    "pod_lost",
+    "two_leaders",
+};
+
+const SimNode* FindNode(const SimCluster& cluster, const NodeRef& ref) {
+  auto it = cluster.nodes().find(ref.name);
+  if (it != cluster.nodes().end()) return &it->second;
+  for (const auto& [name, node] : cluster.nodes()) {
+    if (!ref.provider_id.empty() && node.object->provider_id == ref.provider_id) return &node;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+absl::string_view InvariantName(Invariant invariant) {
+  return kNames[static_cast<size_t>(invariant)];
+}
+
+InvariantChecker::InvariantChecker(const SimCluster& cluster, const ScaleDownOptions& options,
+                                   absl::Duration loop_interval)
+    : cluster_(cluster), options_(options), loop_interval_(loop_interval) {}
+
+int64_t InvariantChecker::total() const {
+  int64_t n = 0;
+  for (int64_t c : counts_) n += c;
+  return n;
+}
+
+std::vector<Violation> InvariantChecker::first() const {
+  std::vector<Violation> out;
+  for (const auto& v : first_) {
+    if (v.has_value()) out.push_back(*v);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Violation& a, const Violation& b) { return a.at < b.at; });
+  return out;
+}
+
+void InvariantChecker::Violate(Invariant invariant, std::string details) {
+  const size_t i = static_cast<size_t>(invariant);
+  ++counts_[i];
+  if (!first_[i].has_value()) first_[i] = Violation{cluster_.now(), invariant, std::move(details)};
+}
+
+void InvariantChecker::BeforeResize(NodeGroup& group, int delta, absl::string_view call) {
+  absl::StatusOr<int> target = group.TargetSize();
+  if (!target.ok()) return;
+  const int asked = *target + delta;
+  if (asked > group.MaxSize() || asked < group.MinSize()) {
+    Violate(Invariant::kGroupOutsideMinMax,
+            absl::StrCat("node group ", group.Id(), ": the controller's ", call, "(", delta,
+                         ") would take its target from ", *target, " to ", asked, ", outside [",
+                         group.MinSize(), ", ", group.MaxSize(), "]"));
+  }
+}
+
+void InvariantChecker::BeforeDelete(NodeGroup& group, const std::vector<NodeRef>& nodes) {
+  for (const NodeRef& ref : nodes) {
+    tried_.insert(ref.name);
+    const SimNode* node = FindNode(cluster_, ref);
+    if (node == nullptr || node->noticed) continue;  // no node, or one going anyway
+    for (const auto& [key, pod] : node->pods) {
+      if (pod->stopping || pod->object->terminating || pod->object->mirror) continue;
+      Violate(
+          Invariant::kDeletedWithRunningPod,
+          absl::StrCat("node ", node->object->node.name, " of group ", group.Id(),
+                       " was deleted while pod ", key, " still ran on it, never evicted (taints: ",
+                       node->object->Marks().to_be_deleted ? "ToBeDeleted" : "none", ")"));
+    }
+  }
+}
+
+void InvariantChecker::Leaders(int acting) {
+  if (acting > 1) {
+    Violate(Invariant::kTwoLeaders,
+            absl::StrCat(acting, " replicas believed they held the Lease and ran a loop"));
+  }
+}
+
+void InvariantChecker::AfterLoop(const LoopReport& report, bool view_stale, int64_t arrived) {
+  CheckScaleUps(report, view_stale);
+  CheckTaints(report, view_stale);
+  tried_.clear();
+  const int64_t accounted =
+      static_cast<int64_t>(cluster_.pods().size()) + cluster_.accounts().pods_finished;
+  if (accounted != arrived) {
+    Violate(Invariant::kPodLost,
+            absl::StrCat(arrived, " pods arrived, but ", cluster_.pods().size(),
+                         " are pending or running and ", cluster_.accounts().pods_finished,
+                         " finished"));
+  }
+}
+
+void InvariantChecker::CheckScaleUps(const LoopReport& report, bool view_stale) {
+  for (const ScaleUpOutcome& o : report.scale_ups) {
+    if (!o.status.ok()) continue;
+    if (o.repeat) {
+      Violate(Invariant::kRepeatScaleUp,
+              absl::StrCat("node group ", o.request.group, " was asked for ", o.request.delta,
+                           " more node(s) for pods already nominated to nodes on their way"));
+      continue;
+    }
+    std::vector<std::string> running;
+    for (const PodPtr& pod : o.request.pods) {
+      const std::string key = absl::StrCat(pod->spec.namespace_name, "/", pod->spec.name);
+      auto it = cluster_.pods().find(key);
+      if (it == cluster_.pods().end()) {
+        running.push_back(key);
+        continue;
+      }
+      // A pod on a node being reclaimed or removed needs a new home: asking for one is right.
+      auto node = cluster_.nodes().find(it->second.node);
+      if (node != cluster_.nodes().end() && !node->second.noticed &&
+          !node->second.object->Marks().to_be_deleted) {
+        running.push_back(key);
+      }
+    }
+    if (!running.empty() && running.size() == o.request.pods.size()) {
+      Violate(Invariant::kRepeatScaleUp,
+              absl::StrCat("node group ", o.request.group, " was asked for ", o.request.delta,
+                           " more node(s) for pods that already run or are gone: ",
+                           absl::StrJoin(running, ", "),
+                           view_stale ? " (its view of the cluster was stale)" : ""));
+    }
+  }
+}
+
+void InvariantChecker::CheckTaints(const LoopReport& report, bool view_stale) {
+  if (!report.skipped.empty() || view_stale) return;  // it saw nothing to act on
+  absl::flat_hash_set<std::string> needed;
+  for (const auto& [name, unneeded] : report.node_verdicts) {
+    if (!unneeded) needed.insert(name);
+  }
+  const absl::Time now = cluster_.now();
+  const absl::Duration removal_limit =
+      std::max(options_.max_graceful_termination + options_.max_pod_eviction_time,
+               options_.preemption_drain_time) +
+      loop_interval_;
+  for (const auto& [name, node] : cluster_.nodes()) {
+    const NodeMarks& marks = node.object->Marks();
+    std::string left;
+    if (marks.to_be_deleted && now > marks.to_be_deleted_since.value_or(now) + removal_limit) {
+      left = "ToBeDeleted, past its removal's deadline";
+    } else if (marks.deletion_candidate && needed.contains(name)) {
+      left = "DeletionCandidate, on a node judged needed";
+    }
+    if (left.empty() || tried_.contains(name)) {
+      left_loops_.erase(name);
+      reported_left_.erase(name);
+      continue;
+    }
+    if (++left_loops_[name] >= 2 && reported_left_.insert(name).second) {
+      Violate(Invariant::kTaintLeftBehind,
+              absl::StrCat("node ", name, " kept our taint ", left, " for ", left_loops_[name],
+                           " loops in which nothing tried to take it off"));
+    }
+  }
+}
+
+}  // namespace gpua::sim

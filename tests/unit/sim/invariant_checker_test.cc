@@ -1,0 +1,120 @@
+// The fault soak's checker catches what it is there to catch: bugs planted on purpose (a
+// node deleted without its pods evicted, a group asked past its max, a pod dropped, a taint
+// forgotten, two leaders) each count, and the same actions done right count nothing.
+#include "autoscaler/sim/invariant_checker.h"
+
+#include <catch2/catch.hpp>
+
+#include "autoscaler/sim/trace.h"
+#include "base/clock.h"
+#include "estimator/taints.h"
+#include "tests/unit/sim/sim_test_util.h"
+
+namespace gpua::sim {
+namespace {
+
+using testing::CpuGroups;
+using testing::MachineOf;
+
+constexpr char kTrace[] =
+    R"({"at": 0, "name": "train", "count": 2, "runFor": "1h", "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "2"}}}]}}}
+)";
+
+struct World {
+  ManualClock clock;
+  std::vector<NodeGroupConfig> groups = CpuGroups();
+  SimCluster cluster{groups, clock};
+  SimulatedCloud cloud{groups, clock};
+  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  Trace trace;
+  World() {
+    auto t = ParseTrace(kTrace, "trace.jsonl", ".");
+    REQUIRE(t.ok());
+    trace = *std::move(t);
+    cluster.SyncNodes({MachineOf("a", clock.Now()), MachineOf("b", clock.Now())});
+    for (const TraceArrival& a : trace.arrivals) cluster.Arrive(a);
+    cluster.Bind("default/train-0", "cpu-a");
+    cluster.Bind("default/train-1", "cpu-b");
+  }
+  int64_t count(Invariant i) const { return checker.counts()[static_cast<size_t>(i)]; }
+  NodeGroup& group() {
+    auto groups = cloud.NodeGroups();
+    REQUIRE(groups.ok());
+    return *groups->front();
+  }
+};
+
+TEST_CASE(
+    "a node deleted while its pod still runs, never evicted, is a violation, and drained it is not",
+    "[faults][invariants]") {
+  World w;
+  // The planted bug: delete cpu-a without evicting train-0.
+  w.checker.BeforeDelete(w.group(), {NodeRef{"sim://cpu/a", "cpu-a", {}, {}}});
+  CHECK(w.count(Invariant::kDeletedWithRunningPod) == 1);
+  REQUIRE(!w.checker.first().empty());
+  CHECK_THAT(w.checker.first().front().details,
+             Catch::Contains("cpu-a") && Catch::Contains("default/train-0"));
+  // Done right: the pod is evicted first.
+  REQUIRE(w.cluster.Evict("default", "train-1", std::nullopt).ok());
+  w.checker.BeforeDelete(w.group(), {NodeRef{"sim://cpu/b", "cpu-b", {}, {}}});
+  CHECK(w.count(Invariant::kDeletedWithRunningPod) == 1);
+}
+
+TEST_CASE("asking a group past its max or below its min is a violation", "[faults][invariants]") {
+  World w;
+  NodeGroup& g = w.group();  // max 10, at 0
+  w.checker.BeforeResize(g, 3, "IncreaseSize");
+  CHECK(w.count(Invariant::kGroupOutsideMinMax) == 0);
+  w.checker.BeforeResize(g, 11, "IncreaseSize");
+  w.checker.BeforeResize(g, -1, "DecreaseTargetSize");
+  CHECK(w.count(Invariant::kGroupOutsideMinMax) == 2);
+}
+
+TEST_CASE("a pod that is neither pending, running nor finished is lost", "[faults][invariants]") {
+  World w;
+  LoopReport report;
+  w.checker.AfterLoop(report, false, 2);
+  CHECK(w.count(Invariant::kPodLost) == 0);
+  w.checker.AfterLoop(report, false, 3);  // one more arrived than the cluster holds
+  CHECK(w.count(Invariant::kPodLost) == 1);
+}
+
+TEST_CASE("our taint on a node judged needed, untouched for two loops, is left behind",
+          "[faults][invariants]") {
+  World w;
+  REQUIRE(
+      w.cluster.AddTaint("cpu-a", {kDeletionCandidateTaint, "1", TaintEffect::kPreferNoSchedule})
+          .ok());
+  LoopReport report;
+  report.node_verdicts = {{"cpu-a", false}, {"cpu-b", false}};
+  // A loop that tried to take it off is not held against it, however the write went.
+  w.checker.TriedNode("cpu-a");
+  w.checker.AfterLoop(report, false, 2);
+  w.checker.AfterLoop(report, /*view_stale=*/true, 2);  // it could not see the taint
+  CHECK(w.count(Invariant::kTaintLeftBehind) == 0);
+  w.checker.AfterLoop(report, false, 2);
+  w.checker.AfterLoop(report, false, 2);
+  w.checker.AfterLoop(report, false, 2);
+  CHECK(w.count(Invariant::kTaintLeftBehind) == 1);  // once for the episode
+  // Judged unneeded, the taint is the plan's.
+  report.node_verdicts = {{"cpu-a", true}};
+  World fresh;
+  REQUIRE(fresh.cluster
+              .AddTaint("cpu-a", {kDeletionCandidateTaint, "1", TaintEffect::kPreferNoSchedule})
+              .ok());
+  for (int i = 0; i < 3; ++i) fresh.checker.AfterLoop(report, false, 2);
+  CHECK(fresh.count(Invariant::kTaintLeftBehind) == 0);
+}
+
+TEST_CASE("two replicas acting in one loop is a violation", "[faults][invariants]") {
+  World w;
+  w.checker.Leaders(1);
+  w.checker.Leaders(0);
+  CHECK(w.count(Invariant::kTwoLeaders) == 0);
+  w.checker.Leaders(2);
+  CHECK(w.count(Invariant::kTwoLeaders) == 1);
+  CHECK(w.checker.total() == 1);
+}
+
+}  // namespace
+}  // namespace gpua::sim
