@@ -14,6 +14,20 @@
 namespace gpua {
 namespace {
 
+// Under the sanitizers (a Debug build) a week takes minutes: the soak runs a day there, and
+// the whole week in the normal build.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 struct Ran {
   int code;
   std::string out, err;
@@ -34,15 +48,16 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
 }
 
 TEST_CASE(
-    "the short soak: a week of the bundled workload under the default faults keeps every "
+    "the short soak: the bundled workload under the default faults keeps every "
     "invariant",
     "[simulate][faults][soak]") {
-  const Ran r = Simulate({"--faults", "default", "--seed", "3", "--sweep",
-                          "scale-down-unneeded-time=10m", "--output", "json"});
+  const Ran r =
+      Simulate({"--faults", "default", "--seed", "3", "--sweep", "scale-down-unneeded-time=10m",
+                "--output", "json", "--until", kSanitized ? "24h" : "0s"});
   INFO(r.err.substr(0, 2000));
   const nlohmann::json j = nlohmann::json::parse(r.out)[0];
   INFO(j["first_violations"].dump(2));
-  CHECK(j["node_hours"].get<double>() >= 500);
+  CHECK(j["node_hours"].get<double>() >= (kSanitized ? 100 : 500));
   // Every invariant listed, each kept.
   REQUIRE(j["invariants"].size() == 6);
   for (const auto& [invariant, count] : j["invariants"].items()) {
@@ -56,7 +71,7 @@ TEST_CASE(
   for (const auto& [kind, count] : j["faults"].items()) {
     if (kind == "api_error_delete") continue;
     INFO(kind);
-    CHECK(count.get<int>() >= 10);
+    CHECK(count.get<int>() >= (kSanitized ? 2 : 10));
   }
   CHECK(j["leader_transitions"].get<int>() >= 10);
   CHECK(j["restarts_mid_loop_at"].size() >= 3);  // taints, evictions, scale-ups, ...
