@@ -45,7 +45,7 @@ struct ClusterView {
   std::vector<DaemonSetPtr> daemonsets;
   // ReplicaSets, StatefulSets, Jobs, ReplicationControllers, by WorkloadRef.
   absl::flat_hash_map<std::string, WorkloadPtr> workloads;
-  // The ConfigMaps the controller reads (the priority expander's), in its namespace.
+  // The ConfigMaps the controller reads (the priority expander's, its status), in its namespace.
   std::vector<ConfigMapPtr> config_maps;
   // Warm capacity: the CapacityBuffers, and the PodTemplates they may name. Empty where the
   // CapacityBuffer resource is not served or may not be read.

@@ -16,9 +16,8 @@
 namespace gpua {
 
 std::vector<std::string> ConfigMapsRead(const ControllerOptions& options) {
-  std::vector<std::string> names = {kPriorityExpanderConfigMap};
-  if (options.status.write_configmap) names.push_back(options.status.configmap_name);
-  return names;
+  // The status ConfigMap keeps the MIG layouts on their way even when no status is written.
+  return {kPriorityExpanderConfigMap, options.status.configmap_name};
 }
 
 Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer,
@@ -33,11 +32,12 @@ Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWrite
       backoff_(options_.cluster_state.backoff),
       provider_reader_(provider, options_, log),
       state_builder_(options_.cluster_state),
+      mig_store_(writer, options_.status, log),
       stale_cleaner_(writer, log, options_.status),
       mig_layouts_(writer, log),
       health_(writer, options_.status, log),
-      scale_up_(writer, backoff_, log, options_),
-      scale_down_(writer, log, options_),
+      scale_up_(writer, backoff_, mig_store_, log, options_),
+      scale_down_(writer, mig_store_, log, options_),
       status_(writer, options_.status, log) {}
 
 template <typename Step>
@@ -56,11 +56,13 @@ LoopReport Controller::RunOnce(absl::Time now) {
   } else {
     const std::shared_ptr<const ClusterView> taken = source_.View();
     const ClusterView& view = *taken;
-    RecallMigLayouts(view);
+    const MigLayoutBook recalled = mig_store_.Recall(view);
+    for (const auto& [group, layouts] : recalled.groups()) mig_book_.Expect(group, layouts);
     node_cache_.BeginLoop(view);
     Observe(view, report, now);
     if (report.skipped.empty()) Act(view, report, now);
-    status_.Write(report.state, report.scale_down, now, IntentAnnotations());
+    (void)mig_store_.Keep(mig_book_);  // a failure is logged, and tried again next loop
+    status_.Write(report.state, report.scale_down, now);
   }
   report.durations["main"] = clock_.Now() - began;
   report.end = now + (clock_.Now() - began);
@@ -143,32 +145,6 @@ BufferPods Controller::WarmCapacity(const ClusterView& view, absl::Time now) {
   }
   buffer_events_.Keep(with_problems);
   return warm;
-}
-
-void Controller::RecallMigLayouts(const ClusterView& view) {
-  if (mig_book_recalled_) return;
-  mig_book_recalled_ = true;
-  const StatusOptions& s = options_.status;
-  ConfigMapPtr cm = view.FindConfigMap(s.namespace_name, s.configmap_name);
-  if (cm == nullptr) return;
-  auto text = cm->annotations.find(kMigLayoutBookAnnotation);
-  if (text == cm->annotations.end()) return;
-  absl::StatusOr<MigLayoutBook> book = MigLayoutBook::FromJson(
-      text->second, absl::StrCat("ConfigMap ", cm->namespace_name, "/", cm->name, " annotation ",
-                                 kMigLayoutBookAnnotation));
-  if (!book.ok()) {
-    // Nothing is lost by starting empty that a wrong layout would not cost more.
-    log_.Error(absl::StrCat(book.status().message(), "; new MIG nodes on their way get no layout"));
-    return;
-  }
-  for (const auto& [group, layouts] : book->groups()) mig_book_.Expect(group, layouts);
-  if (!mig_book_.empty()) {
-    log_.Info(absl::StrCat("MIG layouts of nodes on their way, read back: ", mig_book_.ToJson()));
-  }
-}
-
-std::map<std::string, std::string> Controller::IntentAnnotations() const {
-  return {{kMigLayoutBookAnnotation, mig_book_.ToJson()}};
 }
 
 }  // namespace gpua

@@ -20,6 +20,7 @@
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/controller/loop_report.h"
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
+#include "autoscaler/controller/mig_book_store.h"
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/mig_layouts.h"
 #include "autoscaler/controller/node_group_backoff.h"
@@ -38,8 +39,8 @@
 namespace gpua {
 
 // The ConfigMaps of options.status.namespace_name the controller reads, for the source to
-// watch: the priority expander's, and its own status (where its intent is kept) when it
-// writes one.
+// watch: the priority expander's, and its own status (where its intent is kept, whether or
+// not it writes the status there).
 std::vector<std::string> ConfigMapsRead(const ControllerOptions& options);
 
 class Controller {
@@ -57,12 +58,8 @@ class Controller {
   void Observe(const ClusterView& view, LoopReport& report, absl::Time now);
   // Every step after the state, when the provider answered.
   void Act(const ClusterView& view, LoopReport& report, absl::Time now);
-  // After a restart: the MIG layouts of nodes on their way, from the status ConfigMap.
-  void RecallMigLayouts(const ClusterView& view);
   // The placeholders of warm capacity now; a buffer that holds none says why on itself.
   BufferPods WarmCapacity(const ClusterView& view, absl::Time now);
-  // What the status ConfigMap carries besides the status: the MIG layouts on their way.
-  std::map<std::string, std::string> IntentAnnotations() const;
   // Runs `step` and notes how long it took under cluster-autoscaler's function name.
   template <typename Step>
   void Timed(LoopReport& report, const char* function, Step step);
@@ -77,8 +74,8 @@ class Controller {
   NodeGroupBackoff backoff_;
   ProviderReader provider_reader_;
   ClusterStateBuilder state_builder_;
-  MigLayoutBook mig_book_;  // layouts of nodes asked for, not registered; kept in the cluster
-  bool mig_book_recalled_ = false;
+  MigLayoutBook mig_book_;       // layouts of nodes asked for, not registered
+  MigBookStore mig_store_;       // where mig_book_ is kept in the cluster
   RunningNodeCache node_cache_;  // what the planners read off running nodes, kept across loops
   StaleInstanceCleaner stale_cleaner_;
   MigLayoutAssigner mig_layouts_;

@@ -69,4 +69,10 @@ absl::Status DryRunKubeWriter::WriteConfigMap(
   return status_writer_.WriteConfigMap(namespace_name, name, data, annotations);
 }
 
+absl::Status DryRunKubeWriter::AnnotateConfigMap(
+    const std::string& namespace_name, const std::string& name,
+    const std::map<std::string, std::string>& annotations) {
+  return status_writer_.AnnotateConfigMap(namespace_name, name, annotations);
+}
+
 }  // namespace gpua

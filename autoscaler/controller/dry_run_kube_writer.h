@@ -34,6 +34,8 @@ class DryRunKubeWriter : public KubeWriter {
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,
                               const std::map<std::string, std::string>& annotations) override;
+  absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::map<std::string, std::string>& annotations) override;
 
  private:
   absl::Status Would(absl::string_view what);

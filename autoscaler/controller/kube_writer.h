@@ -69,6 +69,10 @@ class KubeWriter {
   virtual absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                                       const std::map<std::string, std::string>& data,
                                       const std::map<std::string, std::string>& annotations) = 0;
+  // Sets these annotations on a ConfigMap and leaves its data and other annotations as they
+  // are; creates it, with no data, when there is none.
+  virtual absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                         const std::map<std::string, std::string>& annotations) = 0;
 };
 
 }  // namespace gpua

@@ -246,21 +246,38 @@ absl::Status ApiKubeWriter::WriteConfigMap(const std::string& namespace_name,
                                            const std::string& name,
                                            const std::map<std::string, std::string>& data,
                                            const std::map<std::string, std::string>& annotations) {
+  return UpsertConfigMap(namespace_name, name, &data, annotations);
+}
+
+absl::Status ApiKubeWriter::AnnotateConfigMap(
+    const std::string& namespace_name, const std::string& name,
+    const std::map<std::string, std::string>& annotations) {
+  return UpsertConfigMap(namespace_name, name, nullptr, annotations);
+}
+
+absl::Status ApiKubeWriter::UpsertConfigMap(const std::string& namespace_name,
+                                            const std::string& name,
+                                            const std::map<std::string, std::string>* data,
+                                            const std::map<std::string, std::string>& annotations) {
   const std::string base = absl::StrCat("/api/v1/namespaces/", namespace_name, "/configmaps");
   const std::string what = absl::StrCat("write configmap ", namespace_name, "/", name);
-  absl::Status updated =
-      ReadModifyWrite(absl::StrCat(base, "/", name), what, [&](nlohmann::json& cm) {
-        cm["data"] = data;
-        for (const auto& [k, v] : annotations) cm["metadata"]["annotations"][k] = v;
-        return true;
-      });
+  const auto update = [&] {
+    return ReadModifyWrite(absl::StrCat(base, "/", name), what, [&](nlohmann::json& cm) {
+      if (data != nullptr) cm["data"] = *data;
+      for (const auto& [k, v] : annotations) cm["metadata"]["annotations"][k] = v;
+      return true;
+    });
+  };
+  absl::Status updated = update();
   if (!absl::IsNotFound(updated)) return updated;
-  const nlohmann::json cm = {
+  nlohmann::json cm = {
       {"apiVersion", "v1"},
       {"kind", "ConfigMap"},
-      {"metadata", {{"name", name}, {"namespace", namespace_name}, {"annotations", annotations}}},
-      {"data", data}};
+      {"metadata", {{"name", name}, {"namespace", namespace_name}, {"annotations", annotations}}}};
+  if (data != nullptr) cm["data"] = *data;
   GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("POST", base, cm.dump()));
+  // Another writer created it first: one more read-modify-write puts ours on top.
+  if (res.status == 409) return update();
   if (res.status != 201) return HttpStatusError(what, res);
   return absl::OkStatus();
 }

@@ -41,11 +41,18 @@ class ApiKubeWriter : public KubeWriter {
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,
                               const std::map<std::string, std::string>& annotations) override;
+  absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::map<std::string, std::string>& annotations) override;
 
   // Waits until every event queued so far has been sent (or failed).
   void Flush();
 
  private:
+  // Creates the ConfigMap or updates it: its data replaced when `data` is given, these
+  // annotations set.
+  absl::Status UpsertConfigMap(const std::string& namespace_name, const std::string& name,
+                               const std::map<std::string, std::string>* data,
+                               const std::map<std::string, std::string>& annotations);
   // GET, change, PUT with the resourceVersion read; on 409, again (a few times).
   absl::Status ReadModifyWrite(const std::string& path, absl::string_view what,
                                const std::function<bool(nlohmann::json&)>& change);

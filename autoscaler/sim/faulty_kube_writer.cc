@@ -93,4 +93,12 @@ absl::Status FaultyKubeWriter::WriteConfigMap(
                [&] { return inner_.WriteConfigMap(namespace_name, name, data, annotations); });
 }
 
+absl::Status FaultyKubeWriter::AnnotateConfigMap(
+    const std::string& namespace_name, const std::string& name,
+    const std::map<std::string, std::string>& annotations) {
+  return Write(FaultKind::kApiErrorStatus,
+               absl::StrCat("annotate configmap ", namespace_name, "/", name),
+               [&] { return inner_.AnnotateConfigMap(namespace_name, name, annotations); });
+}
+
 }  // namespace gpua::sim

@@ -35,6 +35,8 @@ class FaultyKubeWriter : public KubeWriter {
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,
                               const std::map<std::string, std::string>& annotations) override;
+  absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::map<std::string, std::string>& annotations) override;
 
  private:
   // `write` made, failed, or made and reported failed, as the dice say.

@@ -389,14 +389,33 @@ absl::Status SimCluster::WriteConfigMap(const std::string& namespace_name,
                                         const std::string& name,
                                         const std::map<std::string, std::string>& data,
                                         const std::map<std::string, std::string>& annotations) {
-  auto cm = std::make_shared<ConfigMapObject>();
+  ChangeConfigMap(namespace_name, name, [&](ConfigMapObject& cm) {
+    cm.data = Labels(data.begin(), data.end());
+    for (const auto& [k, v] : annotations) cm.annotations.insert_or_assign(k, v);
+  });
+  return absl::OkStatus();
+}
+
+absl::Status SimCluster::AnnotateConfigMap(const std::string& namespace_name,
+                                           const std::string& name,
+                                           const std::map<std::string, std::string>& annotations) {
+  ChangeConfigMap(namespace_name, name, [&](ConfigMapObject& cm) {
+    for (const auto& [k, v] : annotations) cm.annotations.insert_or_assign(k, v);
+  });
+  return absl::OkStatus();
+}
+
+void SimCluster::ChangeConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::function<void(ConfigMapObject&)>& change) {
+  std::shared_ptr<const ConfigMapObject>& kept =
+      config_maps_[absl::StrCat(namespace_name, "/", name)];
+  auto cm = kept == nullptr ? std::make_shared<ConfigMapObject>()
+                            : std::make_shared<ConfigMapObject>(*kept);
   cm->namespace_name = namespace_name;
   cm->name = name;
-  cm->data = Labels(data.begin(), data.end());
-  cm->annotations = Labels(annotations.begin(), annotations.end());
-  config_maps_[absl::StrCat(namespace_name, "/", name)] = std::move(cm);
+  change(*cm);
+  kept = std::move(cm);
   patch_.config_maps = true;
-  return absl::OkStatus();
 }
 
 // --- pods ----------------------------------------------------------------------------------

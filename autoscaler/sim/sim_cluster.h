@@ -113,6 +113,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,
                               const std::map<std::string, std::string>& annotations) override;
+  absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::map<std::string, std::string>& annotations) override;
 
   // The simulation's side, all at the clock's now.
   void Arrive(const TraceArrival& arrival);
@@ -192,6 +194,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
   void Publish(SimNode& node, NodeObject object);
   void UpdatePod(SimPod& pod, const std::function<void(PodObject&)>& change);
+  // Applies `change` to a copy of the ConfigMap (a new one when there is none) and publishes it.
+  void ChangeConfigMap(const std::string& namespace_name, const std::string& name,
+                       const std::function<void(ConfigMapObject&)>& change);
   // MarkUnschedulable, for a pod already found.
   bool Mark(SimPod& pod);
   // Notes for the next view that the pod changed (came, went, or was bound to a node).

@@ -110,17 +110,17 @@ TEST_CASE("a MIG pod scales a reconfigurable pool once, and the new node gets it
   CHECK((*node)["metadata"]["labels"]["nvidia.com/mig.config"] == "all-3g.20gb");
 }
 
-TEST_CASE("MIG layouts of nodes asked for survive a restart: no node comes up without its layout",
-          "[controller][scale-up][mig][restart]") {
-  ControllerHarness h(kGroups);
+// Two MIG pods of different sizes; the controller restarts before their nodes register.
+void MigLayoutsSurviveRestart(ControllerOptions options) {
+  ControllerHarness h(kGroups, std::move(options));
   h.AddPendingPod("small-0", {{"nvidia.com/mig-1g.5gb", "1"}});
   h.AddPendingPod("large-0", {{"nvidia.com/mig-3g.20gb", "1"}});
   LoopReport first = h.Step();
   REQUIRE(first.scale_ups.size() == 1);
   CHECK(first.scale_ups[0].request.group == "a100-mig");
   REQUIRE(first.scale_ups[0].request.delta == 2);  // one layout a node, two layouts
-  // The intent is in the cluster before the nodes are: the status ConfigMap's annotation.
-  h.Step(absl::Seconds(5));
+  // The intent is in the cluster before the nodes are: the status ConfigMap's annotation,
+  // written ahead of the increase.
   const nlohmann::json status = h.StatusConfigMap();
   const std::string book =
       status["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way", "");
@@ -143,6 +143,18 @@ TEST_CASE("MIG layouts of nodes asked for survive a restart: no node comes up wi
   const nlohmann::json after = h.StatusConfigMap();
   CHECK(after["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way",
                                                "") == "{}");
+}
+
+TEST_CASE("MIG layouts of nodes asked for survive a restart: no node comes up without its layout",
+          "[controller][scale-up][mig][restart]") {
+  MigLayoutsSurviveRestart({});
+}
+
+TEST_CASE("MIG layouts survive a restart with --write-status-configmap=false too",
+          "[controller][scale-up][mig][restart]") {
+  ControllerOptions options;
+  options.status.write_configmap = false;
+  MigLayoutsSurviveRestart(options);
 }
 
 TEST_CASE("time-sliced share pods scale their pool once, not a node per share",

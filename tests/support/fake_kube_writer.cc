@@ -104,7 +104,21 @@ absl::Status FakeKubeWriter::WriteConfigMap(const std::string& namespace_name,
                                             const std::map<std::string, std::string>& notes) {
   const std::string key = absl::StrCat(namespace_name, "/", name);
   absl::Status s = Call("WriteConfigMap", key);
-  if (s.ok()) config_maps[key] = {data, notes};
+  if (!s.ok()) return s;
+  // As the API writer: the data replaced, the annotations merged.
+  ConfigMapWrite& cm = config_maps[key];
+  cm.data = data;
+  for (const auto& [k, v] : notes) cm.annotations[k] = v;
+  return s;
+}
+
+absl::Status FakeKubeWriter::AnnotateConfigMap(const std::string& namespace_name,
+                                               const std::string& name,
+                                               const std::map<std::string, std::string>& notes) {
+  const std::string key = absl::StrCat(namespace_name, "/", name);
+  absl::Status s = Call("AnnotateConfigMap", key);
+  if (!s.ok()) return s;
+  for (const auto& [k, v] : notes) config_maps[key].annotations[k] = v;
   return s;
 }
 

@@ -36,6 +36,8 @@ class FakeKubeWriter : public KubeWriter {
   absl::Status WriteConfigMap(const std::string& namespace_name, const std::string& name,
                               const std::map<std::string, std::string>& data,
                               const std::map<std::string, std::string>& annotations) override;
+  absl::Status AnnotateConfigMap(const std::string& namespace_name, const std::string& name,
+                                 const std::map<std::string, std::string>& annotations) override;
 
   // Every call in order: "AddTaint n1 key=value:NoSchedule", "Evict ml/p0", "DeleteNode n1"...
   std::vector<std::string> calls;

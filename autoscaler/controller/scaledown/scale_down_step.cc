@@ -118,6 +118,11 @@ void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState
   const GroupState* group = state.FindGroup(found->group);
   if (group == nullptr) return;  // the search only names groups it was given
   const int from = group->provider->target_size;
+  if (!found->mig_layout.empty()) {
+    MigLayoutBook ahead = mig_layouts;
+    ahead.Expect(found->group, {found->mig_layout});
+    (void)mig_store_.Keep(ahead);  // as scale-up: asked for even when this fails
+  }
   const absl::Status asked = groups.IncreaseSize(found->group, 1);
   if (!asked.ok()) {
     log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,

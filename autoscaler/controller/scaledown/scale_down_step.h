@@ -18,6 +18,7 @@
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/mig_book_store.h"
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
@@ -43,8 +44,11 @@ struct ScaleDownResult {
 
 class ScaleDownStep {
  public:
-  ScaleDownStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
+  // `mig_store` keeps a replacement's MIG layout in the cluster before it is asked for.
+  ScaleDownStep(KubeWriter& writer, MigBookStore& mig_store, LogSink& log,
+                const ControllerOptions& options)
       : writer_(writer),
+        mig_store_(mig_store),
         options_(options),
         log_(log),
         planner_(options.scale_down, options.limits),
@@ -72,6 +76,7 @@ class ScaleDownStep {
                         RunningNodeCache& nodes, absl::Time now, ScaleDownReport& report);
 
   KubeWriter& writer_;
+  MigBookStore& mig_store_;
   const ControllerOptions& options_;
   LogSink& log_;
   ScaleDownPlanner planner_;

@@ -28,9 +28,10 @@ std::string WithoutMessage(const GroupReasons& reasons) {
 
 }  // namespace
 
-ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
-                         const ControllerOptions& options)
+ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, MigBookStore& mig_store,
+                         LogSink& log, const ControllerOptions& options)
     : writer_(writer),
+      mig_store_(mig_store),
       log_(log),
       planner_(options.scale_up, options.limits),
       actuator_(writer, backoff, log, options.status),
@@ -105,6 +106,7 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
     }
     Nominate(decision, state, now);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
+    KeepLayoutsAhead(mig_layouts, decision.requests);
     std::vector<ScaleUpOutcome> outcomes =
         actuator_.Execute(decision.requests, state, groups, added, now);
     remaining.clear();
@@ -134,6 +136,16 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
                     [](const PodWithoutScaleUp& p) { return !IsPlaceholder(*p.pod); }));
   SayWithoutScaleUp(without, now);
   return result;
+}
+
+void ScaleUpStep::KeepLayoutsAhead(const MigLayoutBook& mig_layouts,
+                                   const std::vector<ScaleUpRequest>& requests) {
+  MigLayoutBook ahead = mig_layouts;
+  for (const ScaleUpRequest& r : requests) ahead.Expect(r.group, r.mig_layouts);
+  if (ahead == mig_layouts) return;  // nothing to add: the loop's end writes what changed
+  // Asked for even when this fails: a node without its layout after a restart costs less
+  // than pods that wait on a ConfigMap the controller may not write. The store says so.
+  (void)mig_store_.Keep(ahead);
 }
 
 void ScaleUpStep::Nominate(const ScaleUpDecision& decision, const ClusterState& state,

@@ -14,6 +14,7 @@
 #include "autoscaler/controller/events.h"
 #include "autoscaler/controller/group_resizer.h"
 #include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/mig_book_store.h"
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/pending_pods.h"
@@ -34,7 +35,8 @@ struct ScaleUpResult {
 
 class ScaleUpStep {
  public:
-  ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
+  // `mig_store` keeps the MIG layouts of an increase in the cluster before it is asked for.
+  ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, MigBookStore& mig_store, LogSink& log,
               const ControllerOptions& options);
 
   // Says, once per pod and message, which unschedulable pods cannot be read.
@@ -65,7 +67,12 @@ class ScaleUpStep {
   void WriteNominations(const ClusterView& view, const ClusterState& state, absl::Time now);
   void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
 
+  // Writes the book with the layouts of `requests` added, ahead of asking for them.
+  void KeepLayoutsAhead(const MigLayoutBook& mig_layouts,
+                        const std::vector<ScaleUpRequest>& requests);
+
   KubeWriter& writer_;
+  MigBookStore& mig_store_;
   LogSink& log_;
   ScaleUpPlanner planner_;
   ScaleUpMemory kept_;       // what the planner keeps from loop to loop

@@ -152,14 +152,12 @@ nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const Sc
   return status;
 }
 
-void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now,
-                           const std::map<std::string, std::string>& annotations) {
+void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now) {
   if (!options_.write_configmap) return;
   const nlohmann::ordered_json status = Build(state, down, now);
-  std::map<std::string, std::string> all = annotations;
-  all[kStatusLastUpdatedAnnotation] = StatusTime(now);
   const absl::Status s = writer_.WriteConfigMap(options_.namespace_name, options_.configmap_name,
-                                                {{"status", ToYaml(status)}}, all);
+                                                {{"status", ToYaml(status)}},
+                                                {{kStatusLastUpdatedAnnotation, StatusTime(now)}});
   if (!s.ok()) log_.Warning(absl::StrCat("Writing the status ConfigMap failed: ", s.message()));
 }
 

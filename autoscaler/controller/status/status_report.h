@@ -43,10 +43,9 @@ class StatusReporter {
   // changed, for lastTransitionTime.
   nlohmann::ordered_json Build(const ClusterState& state, const ScaleDownStatus& down,
                                absl::Time now);
-  // Builds and writes it, when --write-status-configmap is on, with `annotations` of the
-  // controller's besides the last-updated one.
-  void Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now,
-             const std::map<std::string, std::string>& annotations = {});
+  // Builds and writes it, when --write-status-configmap is on, with the last-updated
+  // annotation (the ConfigMap's other annotations stay).
+  void Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now);
 
  private:
   nlohmann::ordered_json Condition(const std::string& key, const std::string& status,

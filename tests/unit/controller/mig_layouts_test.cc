@@ -1,9 +1,13 @@
 // The MIG layouts of nodes on their way: the book (and its JSON, kept in the cluster), the
-// state giving new nodes their layouts, and the assigner writing them.
+// state giving new nodes their layouts, the assigner writing them, and the store keeping the
+// book in the cluster ahead of the increases that add to it.
 #include "autoscaler/controller/mig_layouts.h"
 
 #include <catch2/catch.hpp>
 
+#include "autoscaler/controller/mig_book_store.h"
+#include "autoscaler/controller/pending_pods.h"
+#include "autoscaler/controller/scaleup/scale_up_step.h"
 #include "tests/support/fake_cluster.h"
 #include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"
@@ -144,6 +148,104 @@ TEST_CASE("layouts for instances that are gone are dropped from the book", "[con
   MigLayoutAssigner assigner(f.writer, f.log);
   assigner.Write(in.state, f.book);
   CHECK(f.book.Of("a100-mig") == std::vector<std::string>{"all-1g.5gb"});
+}
+
+constexpr char kBook[] = "gpu-autoscaler.io/mig-layouts-on-their-way";
+
+int LinesWith(const MemoryLogSink& log, const std::string& text) {
+  int n = 0;
+  for (const std::string& line : log.lines()) n += line.find(text) != std::string::npos;
+  return n;
+}
+constexpr char kStatus[] = "kube-system/cluster-autoscaler-status";
+
+TEST_CASE("the store writes a book only when it changed, and never an empty one to no ConfigMap",
+          "[controller][mig][store]") {
+  MigFixture f;
+  MigBookStore store(f.writer, f.options.status, f.log);
+  CHECK(store.Recall(*f.source.View()).empty());
+  CHECK(store.Keep(MigLayoutBook()).ok());
+  CHECK(f.writer.calls.empty());  // a cluster without MIG pools gets no ConfigMap from this
+  f.book.Expect("a100-mig", {"all-1g.5gb"});
+  CHECK(store.Keep(f.book).ok());
+  CHECK(store.Keep(f.book).ok());
+  CHECK(f.writer.calls == std::vector<std::string>{std::string("AnnotateConfigMap ") + kStatus});
+  CHECK(f.writer.config_maps.at(kStatus).annotations.at(kBook) == R"({"a100-mig":["all-1g.5gb"]})");
+
+  // A failed write is said once and tried again until it lands.
+  f.writer.failing["AnnotateConfigMap"] = absl::PermissionDeniedError("configmaps is forbidden");
+  for (int i = 0; i < 3; ++i) CHECK_FALSE(store.Keep(MigLayoutBook()).ok());
+  CHECK(LinesWith(f.log, "configmaps is forbidden") == 1);
+  f.writer.failing.clear();
+  CHECK(store.Keep(MigLayoutBook()).ok());
+  CHECK(f.writer.config_maps.at(kStatus).annotations.at(kBook) == "{}");
+}
+
+TEST_CASE("the status written over the ConfigMap leaves the book there",
+          "[controller][mig][store]") {
+  MigFixture f;
+  MigBookStore store(f.writer, f.options.status, f.log);
+  f.book.Expect("a100-mig", {"all-3g.20gb"});
+  REQUIRE(store.Keep(f.book).ok());
+  REQUIRE(f.writer
+              .WriteConfigMap("kube-system", "cluster-autoscaler-status", {{"status", "x"}},
+                              {{"last-updated", "now"}})
+              .ok());
+  const FakeKubeWriter::ConfigMapWrite& cm = f.writer.config_maps.at(kStatus);
+  CHECK(cm.data.at("status") == "x");
+  CHECK(cm.annotations.at(kBook) == R"({"a100-mig":["all-3g.20gb"]})");
+}
+
+TEST_CASE("an unreadable book is read back as none, said, and written over by the next Keep",
+          "[controller][mig][store]") {
+  MigFixture f;
+  auto cm = std::make_shared<ConfigMapObject>();
+  cm->namespace_name = "kube-system";
+  cm->name = "cluster-autoscaler-status";
+  cm->annotations = {{kBook, "not json"}};
+  f.source.view.config_maps.push_back(cm);
+  MigBookStore store(f.writer, f.options.status, f.log);
+  CHECK(store.Recall(*f.source.View()).empty());
+  CHECK(LinesWith(f.log, "ConfigMap kube-system/cluster-autoscaler-status annotation") == 1);
+  CHECK(store.Keep(MigLayoutBook()).ok());
+  CHECK(f.writer.config_maps.at(kStatus).annotations.at(kBook) == "{}");
+}
+
+TEST_CASE("a book read back once is not read again: a later loop adds nothing twice",
+          "[controller][mig][store]") {
+  MigFixture f;
+  auto cm = std::make_shared<ConfigMapObject>();
+  cm->namespace_name = "kube-system";
+  cm->name = "cluster-autoscaler-status";
+  cm->annotations = {{kBook, R"({"a100-mig":["all-1g.5gb"]})"}};
+  f.source.view.config_maps.push_back(cm);
+  MigBookStore store(f.writer, f.options.status, f.log);
+  CHECK(store.Recall(*f.source.View()).Of("a100-mig") == std::vector<std::string>{"all-1g.5gb"});
+  CHECK(store.Recall(*f.source.View()).empty());
+  CHECK(store.Keep(*MigLayoutBook::FromJson(cm->annotations.at(kBook), "x")).ok());
+  CHECK(f.writer.calls.empty());  // the cluster holds it already
+}
+
+TEST_CASE("a MIG increase's layouts are in the cluster before the group is asked for its nodes",
+          "[controller][mig][store][scale-up]") {
+  MigFixture f;
+  f.source.AddPod(PendingPod("infer-0", Res({{"nvidia.com/mig-3g.20gb", "1"}}), kNow));
+  // The group fails the call: whatever the cluster holds was written before it.
+  f.group.failing["IncreaseSize"] = absl::UnavailableError("stockout");
+  MigBookStore store(f.writer, f.options.status, f.log);
+  ScaleUpStep step(f.writer, f.backoff, store, f.log, f.options);
+  RunningNodeCache nodes;
+  LoopInputs in = f.Inputs();
+  const PendingPods pending = SelectPendingPods(*in.view, f.options.scale_up, kNow);
+  const ScaleUpResult r =
+      step.Run(*in.view, in.state, *in.groups, pending, {}, {}, true, f.book, nodes, kNow);
+  REQUIRE(r.outcomes.size() == 1);
+  CHECK_FALSE(r.outcomes[0].status.ok());
+  CHECK(f.writer.config_maps.at(kStatus).annotations.at(kBook) ==
+        R"({"a100-mig":["all-3g.20gb"]})");
+  CHECK(f.book.empty());  // not on its way: the loop's end writes the book back as it is
+  CHECK(store.Keep(f.book).ok());
+  CHECK(f.writer.config_maps.at(kStatus).annotations.at(kBook) == "{}");
 }
 
 }  // namespace

@@ -44,7 +44,8 @@ struct StepFixture {
   RunningNodeCache nodes;
   MigLayoutBook mig_layouts;
   ScaleDownReport report;
-  ScaleDownStep step{writer, log, options};
+  MigBookStore mig_store{writer, options.status, log};
+  ScaleDownStep step{writer, mig_store, log, options};
 };
 
 TEST_CASE(

@@ -33,7 +33,8 @@ struct StepFixture {
   NodeGroupBackoff backoff{BackoffOptions{}};
   MigLayoutBook mig_layouts;
   RunningNodeCache nodes;
-  ScaleUpStep step{writer, backoff, log, options};
+  MigBookStore mig_store{writer, options.status, log};
+  ScaleUpStep step{writer, backoff, mig_store, log, options};
 };
 
 TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in the same loop",

@@ -24,13 +24,12 @@ TEST_CASE("the status ConfigMap carries the status, last-updated and the control
   FakeKubeWriter writer;
   MemoryLogSink log;
   StatusReporter reporter(writer, options.status, log);
-  reporter.Write(in.state, {}, kNow, {{"gpu-autoscaler.io/mig-layouts-on-their-way", "{}"}});
+  reporter.Write(in.state, {}, kNow);
   const auto& cm = writer.config_maps.at("kube-system/cluster-autoscaler-status");
   const std::string& status = cm.data.at("status");
   CHECK_THAT(status, Catch::Contains("registered: 1") && Catch::Contains("ready: 1"));
   CHECK_THAT(status, Catch::Contains("name: \"h100\"") && Catch::Contains("InProgress"));
   CHECK(cm.annotations.at("cluster-autoscaler.kubernetes.io/last-updated") == StatusTime(kNow));
-  CHECK(cm.annotations.at("gpu-autoscaler.io/mig-layouts-on-their-way") == "{}");
 }
 
 TEST_CASE("with --write-status-configmap=false nothing is written, and a failed write is said",
