@@ -105,6 +105,8 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
                                          [](const PodPtr& p) { return !IsPlaceholder(*p); }));
     }
     Nominate(decision, state, now);
+    // A pod its node no longer holds (another pod took the room) needs a node again.
+    for (const MissedPod& m : decision.missed) promised.erase(m.pod->spec.uid);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
     KeepLayoutsAhead(mig_layouts, decision.requests);
     std::vector<ScaleUpOutcome> outcomes =

@@ -84,6 +84,30 @@ TEST_CASE("once its node registers, the pod's nominatedNodeName names it",
   CHECK(f.writer.nominated.at("ml/train-0") == "h100-new");
 }
 
+TEST_CASE("a pod whose new node another pod took asks for a node again, and it is no repeat",
+          "[controller][scale-up][step]") {
+  StepFixture f;
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  REQUIRE(f.Run(kNow).outcomes.size() == 1);
+  FakeNodeGroup& h100 = *f.cloud.Find("h100");
+  // The node registers, GPUs still starting, and the scheduler binds another 8-GPU pod there
+  // before the nomination is written (or for a pod of higher priority).
+  auto n = std::make_shared<NodeObject>();
+  n->node.name = "h100-new";
+  n->node.labels = h100.node_template.labels;
+  n->node.allocatable = h100.node_template.allocatable;
+  n->provider_id = h100.instances[0].id;
+  n->created = kNow + absl::Seconds(30);
+  f.source.AddNode(n);
+  RunningPod(f.source, "urgent-0", "h100-new", Res({{"nvidia.com/gpu", "8"}}));
+  const ScaleUpResult r = f.Run(kNow + absl::Seconds(40));
+  REQUIRE(r.outcomes.size() == 1);
+  CHECK(r.outcomes[0].status.ok());
+  CHECK_FALSE(r.outcomes[0].repeat);
+  CHECK(f.log.Contains("Pod ml/train-0 no longer fits the node of group h100 (h100-new)"));
+  CHECK(h100.increases == std::vector<int>{1, 1});
+}
+
 TEST_CASE("a pod no pool can hold hears why once, not every loop", "[controller][scale-up][step]") {
   StepFixture f;
   f.source.AddPod(PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow));
