@@ -122,6 +122,11 @@ absl::StatusOr<RestConfig> ReadKubeconfig(const JsonReader& root, const Material
 
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context) {
   GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return ParseKubeconfig(text, path, context);
+}
+
+absl::StatusOr<RestConfig> ParseKubeconfig(absl::string_view text, const std::string& path,
+                                           const std::string& context) {
   GPUA_ASSIGN_OR_RETURN(nlohmann::json doc, YamlToJson(text, path));
   const Material files(std::filesystem::path(path).parent_path().string());
   absl::StatusOr<RestConfig> config = ReadKubeconfig(JsonReader(doc, ""), files, context);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace gpua::kube {
 
@@ -40,6 +41,10 @@ struct RestConfig {
 // Reads a kubeconfig; `context` empty means its current-context. Errors name the file, the
 // entry and the field.
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context);
+// The same, of a kubeconfig's text: `path` names it in errors, and the files it names are
+// read relative to its folder.
+absl::StatusOr<RestConfig> ParseKubeconfig(absl::string_view text, const std::string& path,
+                                           const std::string& context);
 
 // The in-cluster configuration: KUBERNETES_SERVICE_HOST/PORT and the service account under
 // `account_dir` (normally /var/run/secrets/kubernetes.io/serviceaccount).
