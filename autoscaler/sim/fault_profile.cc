@@ -10,15 +10,25 @@ namespace gpua::sim {
 namespace {
 
 constexpr std::array<absl::string_view, kFaultKindCount> kNames = {
-    "api_error_taint",    "api_error_annotate",
-    "api_error_evict",    "api_error_delete",
-    "api_error_status",   "watch_cut",
-    "relist_gone",        "plugin_slow",
-    "plugin_unavailable", "plugin_internal",
-    "plugin_garbage",     "stockout",
-    "never_registers",    "registers_without_gpus",
-    "spot_burst",         "restart_between_loops",
-    "restart_mid_action", "leader_change",
+    "api_error_taint",
+    "api_error_annotate",
+    "api_error_evict",
+    "api_error_delete",
+    "api_error_status",
+    "watch_cut",
+    "relist_gone",
+    "plugin_slow",
+    "plugin_unavailable",
+    "plugin_internal",
+    "plugin_garbage",
+    "stockout",
+    "never_registers",
+    "registers_without_gpus",
+    "spot_burst",
+    "node_object_lingers",
+    "restart_between_loops",
+    "restart_mid_action",
+    "leader_change",
 };
 
 absl::StatusOr<FaultRate> ReadRate(FaultKind kind, const JsonReader& r) {
@@ -66,6 +76,7 @@ bool IsCallFault(FaultKind kind) {
     case FaultKind::kPluginGarbage:
     case FaultKind::kNeverRegisters:
     case FaultKind::kRegistersWithoutGpus:
+    case FaultKind::kNodeObjectLingers:
       return true;
     default:
       return false;
@@ -101,6 +112,7 @@ FaultProfile DefaultFaultProfile() {
   call(FaultKind::kNeverRegisters, 0.03);
   call(FaultKind::kRegistersWithoutGpus, 0.03);
   timed(FaultKind::kSpotBurst, absl::Minutes(40), absl::ZeroDuration());
+  call(FaultKind::kNodeObjectLingers, 0.5);
   timed(FaultKind::kRestartBetweenLoops, absl::Minutes(40), absl::ZeroDuration());
   timed(FaultKind::kRestartMidAction, absl::Minutes(30), absl::ZeroDuration());
   timed(FaultKind::kLeaderChange, absl::Minutes(40), absl::Seconds(30));

@@ -44,12 +44,15 @@ enum class FaultKind {
   kNeverRegisters,        // an instance whose kubelet never registers
   kRegistersWithoutGpus,  // registers, but its device plugin never advertises GPUs
   kSpotBurst,             // reclaim notices for several spot instances at once
+  // A machine gone, its Node object stays a while (NotReady, unreachable), as when the
+  // cloud's node lifecycle controller is slow or absent: the autoscaler deletes the object.
+  kNodeObjectLingers,
   // The controller process.
   kRestartBetweenLoops,
   kRestartMidAction,  // dies at a random write or provider change within a loop
   kLeaderChange,      // the leader cannot renew its Lease; the other replica takes over
 };
-inline constexpr size_t kFaultKindCount = 18;
+inline constexpr size_t kFaultKindCount = 19;
 
 absl::string_view FaultKindName(FaultKind kind);
 std::optional<FaultKind> FaultKindNamed(absl::string_view name);

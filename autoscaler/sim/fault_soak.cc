@@ -58,12 +58,15 @@ FaultSoak::FaultSoak(const FaultProfile& profile, uint64_t seed, SimCluster& clu
       lease_(replicas_, LeaseTimings{}, clock.Now()),
       terms_seen_(replicas_, 0),
       failing_until_(replicas_, absl::InfinitePast()) {
+  cluster_.set_node_object_lingers([this] { return faults_.Roll(FaultKind::kNodeObjectLingers); });
   const absl::Time now = clock.Now();
   for (size_t k = 0; k < kFaultKindCount; ++k) {
     const FaultKind kind = static_cast<FaultKind>(k);
     if (!IsCallFault(kind) && faults_.Enabled(kind)) next_[kind] = faults_.NextAfter(kind, now);
   }
 }
+
+FaultSoak::~FaultSoak() { cluster_.set_node_object_lingers(nullptr); }
 
 absl::Time FaultSoak::NextEvent() const {
   absl::Time next = absl::InfiniteFuture();

@@ -41,6 +41,9 @@ class FaultSoak {
   FaultSoak(const FaultProfile& profile, uint64_t seed, SimCluster& cluster, SimulatedCloud& cloud,
             const Clock& clock, const ControllerOptions& options,
             const std::vector<NodeGroupConfig>& groups, std::set<std::string> steady_stockouts);
+  ~FaultSoak();
+  FaultSoak(const FaultSoak&) = delete;
+  FaultSoak& operator=(const FaultSoak&) = delete;
 
   // What the controller reads, writes through and scales through.
   ClusterSource& source() { return source_; }

@@ -11,6 +11,7 @@ namespace gpua::sim {
 namespace {
 
 // What the AWS Node Termination Handler puts on a node under a reclaim notice.
+constexpr char kUnreachable[] = "node.kubernetes.io/unreachable";
 const Taint kNoticeTaint{"aws-node-termination-handler/spot-itn", "true", TaintEffect::kNoSchedule};
 
 std::string NodeName(absl::string_view provider_id) {
@@ -247,11 +248,43 @@ bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
     }
   }
   std::vector<std::string> gone;
-  for (const auto& [name, node] : nodes_) {
-    if (node.synced != sync_round_) gone.push_back(name);
+  for (auto& [name, node] : nodes_) {
+    if (node.synced == sync_round_) continue;
+    if (node.lingers_until.has_value()) {
+      if (now >= *node.lingers_until) gone.push_back(name);
+    } else if (lingers_ && lingers_()) {
+      Orphan(node, now + kNodeObjectLingerTime);
+      changed = true;
+    } else {
+      gone.push_back(name);
+    }
   }
   for (const std::string& name : gone) RemoveNode(name);
   return changed || !gone.empty();
+}
+
+void SimCluster::Orphan(SimNode& node, absl::Time until) {
+  node.lingers_until = until;
+  const std::string name = node.object->node.name;
+  absl::erase_if(node_of_machine_, [&](const auto& known) { return known.second->first == name; });
+  std::vector<std::string> pods;
+  for (const auto& [key, pod] : node.pods) pods.push_back(key);
+  for (const std::string& key : pods) Recreate(Remove(key));
+  NodeObject object = *node.object;
+  object.ready = false;
+  // What the node lifecycle controller puts on a node whose kubelet stopped reporting.
+  DropTaint(object.node.taints, kUnreachable);
+  object.node.taints.push_back(Taint{kUnreachable, "", TaintEffect::kNoSchedule});
+  object.node.taints.push_back(Taint{kUnreachable, "", TaintEffect::kNoExecute});
+  Publish(node, std::move(object));
+}
+
+absl::Time SimCluster::NextLingerEnd() const {
+  absl::Time next = absl::InfiniteFuture();
+  for (const auto& [name, node] : nodes_) {
+    if (node.lingers_until.has_value()) next = std::min(next, *node.lingers_until);
+  }
+  return next;
 }
 
 void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_ready, bool noticed) {

@@ -9,6 +9,7 @@
 #define GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -39,6 +40,10 @@ struct SimGroup {
   std::optional<GpuInventory> gpus;
 };
 
+// How long a Node object whose machine is gone stays when nobody deletes it (see
+// SimCluster::set_node_object_lingers).
+inline constexpr absl::Duration kNodeObjectLingerTime = absl::Minutes(2);
+
 struct SimNode {
   std::shared_ptr<const NodeObject> object;
   std::shared_ptr<const NodeProps> props;  // for the scheduler's checks
@@ -52,6 +57,9 @@ struct SimNode {
   bool gpus_ready = false;
   bool noticed = false;
   int64_t synced = 0;  // the last SyncNodes round that found its machine
+  // Its machine is gone and its object stays until then (or until deleted): NotReady, its
+  // pods gone, unreachable.
+  std::optional<absl::Time> lingers_until;
   // The scheduler's verdicts on this node as it is now, by pod shape: 1 admits, 0 not, -1
   // not yet asked. Cleared whenever its labels, cordon or the taints that keep pods off change.
   mutable std::vector<int8_t> admits;
@@ -120,6 +128,12 @@ class SimCluster : public ClusterSource, public KubeWriter {
   void Arrive(const TraceArrival& arrival);
   // Brings the nodes in line with the cloud's machines; true when anything changed.
   bool SyncNodes(const std::vector<Machine>& machines);
+  // Asked once for each node whose machine is gone: true keeps its object for
+  // kNodeObjectLingerTime (or until deleted), as a slow node lifecycle controller does. Unset:
+  // objects go with their machines.
+  void set_node_object_lingers(std::function<bool()> lingers) { lingers_ = std::move(lingers); }
+  // When the next lingering Node object goes by itself; InfiniteFuture when none lingers.
+  absl::Time NextLingerEnd() const;
   // When the next pod finishes or stops; InfiniteFuture when none will.
   absl::Time NextPodEvent() const;
   // Ends the pods due by now; true when any did.
@@ -188,6 +202,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // others (as a training job does when a worker dies), so the gang forms again whole.
   void RestartGang(const std::string& gang);
   void RemoveNode(const std::string& name);
+  // Its machine gone, the node's object stays NotReady and unreachable; its pods go.
+  void Orphan(SimNode& node, absl::Time until);
   // A new nodes_version(), made by a change to the node.
   void NodeChanged(const std::string& name);
   // Applies `change` to a copy of the node and publishes it.
@@ -246,6 +262,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // The ConfigMaps the controller wrote (its status, with the intent kept there), by
   // namespace/name: read back after a restart, as from a real cluster.
   std::map<std::string, std::shared_ptr<const ConfigMapObject>> config_maps_;
+  std::function<bool()> lingers_;
   WarmObjects warm_;  // the node-group file's warm capacity, as CapacityBuffers
   mutable std::shared_ptr<ClusterView> view_;
   mutable std::map<std::string, std::shared_ptr<const PodObject>> unschedulable_;  // by key

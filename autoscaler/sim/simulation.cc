@@ -223,7 +223,8 @@ bool Run::ApplyDue() {
     std::vector<Machine> machines = cloud_.Machines();
     if (soak_ != nullptr) machines = soak_->Filter(std::move(machines));
     changed = cluster_.SyncNodes(machines) || changed;
-    cloud_next_ = cloud_.NextChange();
+    // A lingering Node object goes by itself too.
+    cloud_next_ = std::min(cloud_.NextChange(), cluster_.NextLingerEnd());
   }
   return changed;
 }
