@@ -152,6 +152,15 @@ TEST_CASE("layouts for instances that are gone are dropped from the book", "[con
 
 constexpr char kBook[] = "gpu-autoscaler.io/mig-layouts-on-their-way";
 
+// The status ConfigMap as a cluster holds it, with this book.
+ConfigMapPtr StatusWithBook(const std::string& book) {
+  auto cm = std::make_shared<ConfigMapObject>();
+  cm->namespace_name = "kube-system";
+  cm->name = "cluster-autoscaler-status";
+  cm->annotations = {{kBook, book}};
+  return cm;
+}
+
 int LinesWith(const MemoryLogSink& log, const std::string& text) {
   int n = 0;
   for (const std::string& line : log.lines()) n += line.find(text) != std::string::npos;
@@ -199,11 +208,7 @@ TEST_CASE("the status written over the ConfigMap leaves the book there",
 TEST_CASE("an unreadable book is read back as none, said, and written over by the next Keep",
           "[controller][mig][store]") {
   MigFixture f;
-  auto cm = std::make_shared<ConfigMapObject>();
-  cm->namespace_name = "kube-system";
-  cm->name = "cluster-autoscaler-status";
-  cm->annotations = {{kBook, "not json"}};
-  f.source.view.config_maps.push_back(cm);
+  f.source.view.config_maps.push_back(StatusWithBook("not json"));
   MigBookStore store(f.writer, f.options.status, f.log);
   CHECK(store.Recall(*f.source.View()).empty());
   CHECK(LinesWith(f.log, "ConfigMap kube-system/cluster-autoscaler-status annotation") == 1);
@@ -214,10 +219,7 @@ TEST_CASE("an unreadable book is read back as none, said, and written over by th
 TEST_CASE("a book read back once is not read again: a later loop adds nothing twice",
           "[controller][mig][store]") {
   MigFixture f;
-  auto cm = std::make_shared<ConfigMapObject>();
-  cm->namespace_name = "kube-system";
-  cm->name = "cluster-autoscaler-status";
-  cm->annotations = {{kBook, R"({"a100-mig":["all-1g.5gb"]})"}};
+  const ConfigMapPtr cm = StatusWithBook(R"({"a100-mig":["all-1g.5gb"]})");
   f.source.view.config_maps.push_back(cm);
   MigBookStore store(f.writer, f.options.status, f.log);
   CHECK(store.Recall(*f.source.View()).Of("a100-mig") == std::vector<std::string>{"all-1g.5gb"});
