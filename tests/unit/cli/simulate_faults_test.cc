@@ -70,7 +70,8 @@ TEST_CASE(
   REQUIRE(j["faults"].size() == 19);
   for (const auto& [kind, count] : j["faults"].items()) {
     INFO(kind);
-    CHECK(count.get<int>() >= (kSanitized ? 2 : 10));
+    // A day injects the rarest kinds (evictions fail at 5% of a few dozen) once or twice.
+    CHECK(count.get<int>() >= (kSanitized ? 1 : 10));
   }
   CHECK(j["leader_transitions"].get<int>() >= 10);
   CHECK(j["restarts_mid_loop_at"].size() >= 3);  // taints, evictions, scale-ups, ...
