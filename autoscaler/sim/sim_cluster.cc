@@ -81,8 +81,15 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
     if (job == jobs_.end()) {
       view.workloads.erase(ref);
     } else {
-      view.workloads[ref] = job->second.first;
+      view.workloads[ref] = job->second.workload;
     }
+  }
+  if (patch_.budgets) {
+    view.pdbs.clear();
+    for (const auto& [key, job] : jobs_) {
+      if (job.min_available.has_value()) view.pdbs.push_back(Budget(key, job));
+    }
+    patch_.budgets = false;
   }
   patch_.pods.clear();
   patch_.node_pods.clear();
@@ -405,12 +412,50 @@ absl::StatusOr<EvictionResult> SimCluster::Evict(const std::string& namespace_na
     Recreate(Remove(it->first));
     return EvictionResult::kEvicted;
   }
+  // The Eviction API's check (the pod is healthy: bound and not terminating): its budget
+  // must allow a disruption now, or the answer is 429 and the pod stays.
+  if (std::shared_ptr<const PdbObject> budget = BudgetOf(pod);
+      budget != nullptr && budget->disruptions_allowed <= 0) {
+    ++accounts_.evictions_refused;
+    return EvictionResult::kBlockedByBudget;
+  }
+  CountHealthy(pod, -1);
   pod.stopping = true;
   UpdatePod(pod, [](PodObject& p) { p.terminating = true; });
   const absl::Duration own = pod.object->termination_grace.value_or(absl::Seconds(30));
   const absl::Duration wait = grace.has_value() ? std::min(*grace, own) : own;
   due_.push({clock_.Now() + wait, it->first, pod.incarnation, PodEnd::kStopped});
   return EvictionResult::kEvicted;
+}
+
+std::shared_ptr<const PdbObject> SimCluster::BudgetOf(const SimPod& pod) const {
+  const std::string key = JobKey(pod.object->spec);
+  auto job = jobs_.find(key);
+  if (job == jobs_.end() || !job->second.min_available.has_value()) return nullptr;
+  return Budget(key, job->second);
+}
+
+std::shared_ptr<const PdbObject> SimCluster::Budget(const std::string& job_key,
+                                                    const SimJob& job) const {
+  if (job.budget == nullptr) {
+    auto pdb = std::make_shared<PdbObject>();
+    pdb->namespace_name = job.workload->namespace_name;
+    pdb->name = job.workload->name;
+    pdb->selector = LabelSelector{{Requirement{kJobNameLabel, SelectorOp::kIn, {pdb->name}}}};
+    pdb->disruptions_allowed = std::max(0, job.healthy - *job.min_available);
+    pdb->resource_version = absl::StrCat(job_key, "@", job.healthy);
+    job.budget = std::move(pdb);
+  }
+  return job.budget;
+}
+
+void SimCluster::CountHealthy(const SimPod& pod, int delta) {
+  auto job = jobs_.find(JobKey(pod.object->spec));
+  if (job == jobs_.end()) return;
+  job->second.healthy += delta;
+  if (!job->second.min_available.has_value()) return;
+  job->second.budget = nullptr;
+  patch_.budgets = true;
 }
 
 absl::Status SimCluster::RecordEvent(const EventRecord&) {
@@ -497,8 +542,8 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
   pod.request = *shape_requests_[shape];
   pod.object = std::make_shared<const PodObject>(std::move(object));
   const std::string key = pod.object->spec.Key();
-  auto& job = jobs_[JobKey(pod.object->spec)];
-  if (job.first == nullptr) {
+  SimJob& job = jobs_[JobKey(pod.object->spec)];
+  if (job.workload == nullptr) {
     auto w = std::make_shared<WorkloadObject>();
     w->kind = "Job";
     w->namespace_name = pod.object->spec.namespace_name;
@@ -506,9 +551,11 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
     w->uid = pod.object->spec.owner->uid;
     w->replicas = arrival.count;
     patch_.jobs[JobKey(pod.object->spec)] = WorkloadRef(w->kind, w->namespace_name, w->name);
-    job.first = std::move(w);
+    job.workload = std::move(w);
+    job.min_available = arrival.min_available;
+    patch_.budgets |= job.min_available.has_value();
   }
-  ++job.second;
+  ++job.alive;
   const int64_t seq = pod.seq;
   pending_[{now, seq}] = pods_.insert_or_assign(key, std::move(pod)).first;
   PodChanged(key, "");
@@ -550,6 +597,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   });
   pod.bound = now;
   pod.node = node_name;
+  CountHealthy(pod, +1);
   SubtractFrom(node.free, pod.request);
   node.pods.emplace(key, &pod);
   PodChanged(key, node_name);
@@ -601,10 +649,12 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
   }
   // A Job with no pod left is gone (a lost pod's Job makes it again at once): the view
   // lists the Jobs there are, not every one the trace ever had.
+  if (!pod.node.empty() && !pod.stopping) CountHealthy(pod, -1);
   auto job = jobs_.find(JobKey(pod.object->spec));
-  if (job != jobs_.end() && --job->second.second <= 0) {
-    const WorkloadObject& w = *job->second.first;
+  if (job != jobs_.end() && --job->second.alive <= 0) {
+    const WorkloadObject& w = *job->second.workload;
     patch_.jobs[job->first] = WorkloadRef(w.kind, w.namespace_name, w.name);
+    patch_.budgets |= job->second.min_available.has_value();
     jobs_.erase(job);
   }
   return pod;

@@ -94,6 +94,7 @@ struct ClusterAccounts {
   int64_t pods_restarted = 0;  // made again after an eviction or a lost node
   int64_t pods_finished = 0;
   int64_t events = 0;  // Events the controller recorded
+  int64_t evictions_refused = 0;  // by a PodDisruptionBudget that allowed no disruption
 };
 
 class SimCluster : public ClusterSource, public KubeWriter {
@@ -174,6 +175,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // Members of the gang (namespace/name) bound to nodes now.
   int BoundMembers(const std::string& gang) const;
   const ClusterAccounts& accounts() const { return accounts_; }
+  // The PodDisruptionBudget over the pod's Job as it stands now (disruptionsAllowed
+  // counted); null when the Job has none.
+  std::shared_ptr<const PdbObject> BudgetOf(const SimPod& pod) const;
   absl::Time now() const { return clock_.Now(); }
   // Node time in a shared pool beyond the nodes its running shares would fill, packed.
   absl::Duration ShareSpreadTime(const std::string& group) const {
@@ -189,6 +193,21 @@ class SimCluster : public ClusterSource, public KubeWriter {
     PodEnd end;
     bool operator>(const DuePod& o) const { return std::tie(at, key) > std::tie(o.at, o.key); }
   };
+
+  // A Job of the trace while it has pods, and its PodDisruptionBudget, if it has one, whose
+  // status the disruption controller would count from its pods: those bound and not
+  // terminating are healthy, and it allows what they have beyond minAvailable.
+  struct SimJob {
+    std::shared_ptr<const WorkloadObject> workload;
+    int alive = 0;
+    std::optional<int> min_available;
+    int healthy = 0;
+    mutable std::shared_ptr<const PdbObject> budget;  // made again when healthy changes
+  };
+  // A pod's Job's healthy count goes up or down by `delta`.
+  void CountHealthy(const SimPod& pod, int delta);
+  // The budget's object, made when it changed.
+  std::shared_ptr<const PdbObject> Budget(const std::string& job_key, const SimJob& job) const;
 
   void AddPendingPod(const TraceArrival& arrival, const std::string& name, int incarnation);
   void AddNode(const std::string& name, const Machine& m, bool gpus_ready, bool noticed);
@@ -241,8 +260,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // node_changes_[k] is the node whose change made version first_logged_version_ + k.
   std::deque<std::string> node_changes_;
   int64_t first_logged_version_ = 1;
-  // Job -> (the workload, its pods alive): the controller sees the Jobs that have pods.
-  std::map<std::string, std::pair<std::shared_ptr<const WorkloadObject>, int>> jobs_;
+  std::map<std::string, SimJob> jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;
   std::map<std::string, double> gpus_in_use_;
   std::map<std::string, int> gang_bound_;
@@ -257,6 +275,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
     absl::flat_hash_map<std::string, std::string> jobs;  // Jobs that came or went -> their ref
     bool nodes = true;
     bool config_maps = false;
+    bool budgets = false;
   };
   mutable ViewPatch patch_;
   // The ConfigMaps the controller wrote (its status, with the intent kept there), by

@@ -120,10 +120,29 @@ absl::Status ReadStockout(const JsonReader& r, int line, Trace& trace) {
   return absl::OkStatus();
 }
 
+// {"minAvailable": N}. A Job has no scale, so the disruption controller cannot count
+// maxUnavailable or a percentage for its pods (it marks such a budget in error); refused
+// here rather than simulated as something a cluster would not do.
+absl::StatusOr<int> ReadMinAvailable(const JsonReader& budget) {
+  if (budget.Has("maxUnavailable")) {
+    return budget.Field("maxUnavailable")
+        .Error("a Job's pods have no scale to count it against; give minAvailable");
+  }
+  GPUA_RETURN_IF_ERROR(budget.RejectUnknown({"minAvailable"}));
+  const JsonReader field = budget.Field("minAvailable");
+  if (field.IsNull()) return field.Error("missing");
+  if (field.type() != JsonReader::Type::kInteger) {
+    return field.Error("must be a number of pods (a percentage needs a scale a Job has not)");
+  }
+  GPUA_ASSIGN_OR_RETURN(int64_t n, field.Int());
+  if (n < 0 || n > kMaxCount) return field.Error(absl::StrCat("must be from 0 to ", kMaxCount));
+  return static_cast<int>(n);
+}
+
 absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int line,
                          ShapeReader& shapes, Trace& trace) {
-  GPUA_RETURN_IF_ERROR(r.RejectUnknown(
-      {"at", "name", "namespace", "count", "runFor", "pod", "podTemplate", "gang"}));
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"at", "name", "namespace", "count", "runFor", "pod",
+                                        "podTemplate", "gang", "disruptionBudget"}));
   TraceArrival a;
   a.line = line;
   GPUA_ASSIGN_OR_RETURN(a.at, ReadTime(r.Field("at"), true));
@@ -159,11 +178,22 @@ absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int li
     member->spec.gang = GangRef{absl::StrCat(ns, "/", a.name), a.count, ""};
     a.shape = std::move(member);
   }
+  if (r.Has("disruptionBudget")) {
+    GPUA_ASSIGN_OR_RETURN(int min_available, ReadMinAvailable(r.Field("disruptionBudget")));
+    GiveDisruptionBudget(a, min_available);
+  }
   trace.arrivals.push_back(std::move(a));
   return absl::OkStatus();
 }
 
 }  // namespace
+
+void GiveDisruptionBudget(TraceArrival& arrival, int min_available) {
+  arrival.min_available = min_available;
+  auto labelled = std::make_shared<PodObject>(*arrival.shape);
+  labelled->spec.labels.insert_or_assign(kJobNameLabel, arrival.shape->spec.owner->name);
+  arrival.shape = std::move(labelled);
+}
 
 int64_t Trace::pods() const {
   int64_t n = 0;
@@ -173,21 +203,22 @@ int64_t Trace::pods() const {
 
 absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text) {
   text = absl::StripAsciiWhitespace(text);
+  const absl::Status invalid = absl::InvalidArgumentError(absl::StrCat(
+      "invalid duration \"", text, "\" (expected e.g. 90s, 2h30m, 1d12h, at most 100 years)"));
+  // A simulated clock has to reach the time: "inf" or a million years is a typo, not a trace.
+  constexpr absl::Duration kLongest = absl::Hours(24 * 365 * 100);
   absl::Duration days;
   if (const size_t d = text.find('d'); d != absl::string_view::npos) {
     int64_t n = 0;
-    if (!absl::SimpleAtoi(text.substr(0, d), &n) || n < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 2h30m, 1d12h)"));
-    }
+    if (!absl::SimpleAtoi(text.substr(0, d), &n) || n < 0 || n > 365 * 100) return invalid;
     days = absl::Hours(24 * n);
     text = text.substr(d + 1);
     if (text.empty()) return days;
   }
   absl::Duration rest;
-  if (!absl::ParseDuration(text, &rest) || rest < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid duration \"", text, "\" (expected e.g. 90s, 2h30m, 1d12h)"));
+  if (!absl::ParseDuration(text, &rest) || rest < absl::ZeroDuration() || rest > kLongest ||
+      days + rest > kLongest) {
+    return invalid;
   }
   return days + rest;
 }

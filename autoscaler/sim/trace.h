@@ -17,6 +17,7 @@
 #define GPUA_AUTOSCALER_SIM_TRACE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,17 @@ struct TraceArrival {
   int shape_id = 0;
   bool gang = false;
   bool gpu = false;  // asks for GPUs of any kind
+  // A PodDisruptionBudget over the Job's pods with this minAvailable (the only form the
+  // disruption controller computes for a Job, which has no scale).
+  std::optional<int> min_available;
 };
+
+// The label the Job controller puts on its pods; a trace line's budget selects by it.
+inline constexpr char kJobNameLabel[] = "batch.kubernetes.io/job-name";
+
+// Gives the line's Job a PodDisruptionBudget (`min_available`), and its pods the Job's
+// label for the budget to select them by.
+void GiveDisruptionBudget(TraceArrival& arrival, int min_available);
 
 // A cloud with no capacity for `group` from `at` for `duration`.
 struct TraceStockout {

@@ -89,5 +89,68 @@ TEST_CASE("the view kept between loops is the cluster read afresh, whatever chan
   CHECK(cluster.View()->unschedulable.empty());
 }
 
+constexpr char kBudgetedTrace[] =
+    R"({"at": 0, "name": "serve", "count": 3, "runFor": "1h", "disruptionBudget": {"minAvailable": 2}, "pod": {"spec": {"containers": [{"name": "m", "resources": {"requests": {"cpu": "2"}}}]}}}
+)";
+
+// What the view's one budget allows now.
+int Allowed(const SimCluster& cluster) {
+  const std::shared_ptr<const ClusterView> view = cluster.View();
+  REQUIRE(view->pdbs.size() == 1);
+  return view->pdbs.front()->disruptions_allowed;
+}
+
+TEST_CASE(
+    "the simulated Eviction API keeps a Job's budget: one pod goes, the next is refused until "
+    "the first is back",
+    "[budgets]") {
+  ManualClock clock;
+  const std::vector<NodeGroupConfig> groups = CpuGroups();
+  auto trace = ParseTrace(kBudgetedTrace, "trace.jsonl", ".");
+  REQUIRE(trace.ok());
+  SimCluster cluster(groups, clock);
+  const absl::Time start = clock.Now();
+  cluster.SyncNodes({MachineOf("a", start), MachineOf("b", start)});
+  for (const TraceArrival& a : trace->arrivals) cluster.Arrive(a);
+  // Nothing runs yet: the budget allows nothing, and a pending pod is deleted all the same
+  // (the Eviction API does not hold a pod that is not running to its budget).
+  CHECK(Allowed(cluster) == 0);
+  const std::shared_ptr<const ClusterView> view = cluster.View();
+  REQUIRE(!view->pdbs.empty());
+  const PdbObject& pdb = *view->pdbs.front();
+  CHECK(pdb.namespace_name == "default");
+  CHECK(pdb.name == "serve");
+  CHECK(pdb.Covers(cluster.pod("default/serve-0").object->spec));
+  CHECK(cluster.Evict("default", "serve-2", std::nullopt).value() == EvictionResult::kEvicted);
+  CHECK(cluster.pods().contains("default/serve-2-r1"));
+
+  cluster.Bind("default/serve-0", "cpu-a");
+  cluster.Bind("default/serve-1", "cpu-a");
+  cluster.Bind("default/serve-2-r1", "cpu-b");
+  CHECK(Allowed(cluster) == 1);
+  CHECK(cluster.Evict("default", "serve-0", std::nullopt).value() == EvictionResult::kEvicted);
+  CHECK(Allowed(cluster) == 0);
+  CHECK(cluster.Evict("default", "serve-1", std::nullopt).value() ==
+        EvictionResult::kBlockedByBudget);
+  CHECK(cluster.accounts().evictions_refused == 1);
+  CHECK_FALSE(cluster.pod("default/serve-1").stopping);
+
+  // The evicted pod ends, its Job makes it again, and once it runs one may go again.
+  clock.Advance(absl::Seconds(31));
+  CHECK(cluster.EndDuePods());
+  CHECK(Allowed(cluster) == 0);
+  cluster.Bind("default/serve-0-r1", "cpu-b");
+  CHECK(Allowed(cluster) == 1);
+  CHECK(cluster.Evict("default", "serve-1", std::nullopt).value() == EvictionResult::kEvicted);
+
+  // When the Job's pods are all done, its budget goes with it.
+  clock.Advance(absl::Seconds(31));
+  CHECK(cluster.EndDuePods());
+  cluster.Bind("default/serve-1-r1", "cpu-a");
+  clock.Advance(absl::Hours(2));
+  CHECK(cluster.EndDuePods());
+  CHECK(cluster.View()->pdbs.empty());
+}
+
 }  // namespace
 }  // namespace gpua::sim

@@ -75,6 +75,45 @@ TEST_CASE("a malformed line is an error that names its line and field", "[trace]
   CHECK_THAT(ErrorOf(""), Catch::Contains("no pod arrives"));
 }
 
+TEST_CASE(
+    "a line's disruption budget is a minAvailable over its Job's pods, which carry the Job's label",
+    "[trace][budgets]") {
+  const std::string text =
+      std::string(R"({"at": 0, "name": "serve", "count": 3, "runFor": "1h", )") +
+      R"("disruptionBudget": {"minAvailable": 2}, "pod": )" + kPod + "}\n" +
+      R"({"at": 0, "name": "batch", "count": 3, "runFor": "1h", "pod": )" + kPod + "}\n";
+  auto t = ParseTrace(text, "week.jsonl", ".");
+  INFO((t.ok() ? "" : std::string(t.status().message())));
+  REQUIRE(t.ok());
+  REQUIRE(t->arrivals.size() == 2);
+  const TraceArrival& serve = t->arrivals[0];
+  CHECK(serve.min_available == 2);
+  const auto label = serve.shape->spec.labels.find(kJobNameLabel);
+  REQUIRE(label != serve.shape->spec.labels.end());
+  CHECK(label->second == "serve");
+  CHECK_FALSE(t->arrivals[1].min_available.has_value());
+  // The label does not make another shape: the scheduler places the two alike.
+  CHECK(serve.shape_id == t->arrivals[1].shape_id);
+}
+
+TEST_CASE("a disruption budget a Job's pods cannot have is refused, naming the field",
+          "[trace][budgets]") {
+  const auto line = [](const std::string& budget) {
+    return std::string(R"({"at": 0, "name": "a", "runFor": "1h", "disruptionBudget": )") + budget +
+           R"(, "pod": )" + kPod + "}\n";
+  };
+  CHECK_THAT(ErrorOf(line(R"({"maxUnavailable": 1})")),
+             Catch::Contains("line 1") && Catch::Contains("disruptionBudget.maxUnavailable") &&
+                 Catch::Contains("minAvailable"));
+  CHECK_THAT(ErrorOf(line(R"({"minAvailable": "50%"})")),
+             Catch::Contains("disruptionBudget.minAvailable") && Catch::Contains("percentage"));
+  CHECK_THAT(ErrorOf(line(R"({"minAvailable": -1})")),
+             Catch::Contains("disruptionBudget.minAvailable") && Catch::Contains("from 0"));
+  CHECK_THAT(ErrorOf(line("{}")),
+             Catch::Contains("disruptionBudget.minAvailable") && Catch::Contains("missing"));
+  CHECK_THAT(ErrorOf(line(R"({"minAvailable": 1, "selector": {}})")), Catch::Contains("selector"));
+}
+
 TEST_CASE("a pod template file is read relative to the trace, once for all lines", "[trace]") {
   const auto dir =
       std::filesystem::temp_directory_path() / ("gpua-trace-test-" + std::to_string(getpid()));
@@ -103,6 +142,9 @@ TEST_CASE("durations: seconds, Go-style durations and a leading count of days", 
   CHECK(*ParseTraceDuration("2d") == absl::Hours(48));
   CHECK_FALSE(ParseTraceDuration("xd").ok());
   CHECK_FALSE(ParseTraceDuration("-1h").ok());
+  CHECK_FALSE(ParseTraceDuration("inf").ok());
+  CHECK_FALSE(ParseTraceDuration("99999999999999999d").ok());
+  CHECK_FALSE(ParseTraceDuration("36500d1h").ok());
 }
 
 }  // namespace
