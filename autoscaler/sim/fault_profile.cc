@@ -52,6 +52,24 @@ absl::StatusOr<FaultRate> ReadRate(FaultKind kind, const JsonReader& r) {
   return rate;
 }
 
+absl::StatusOr<double> ReadShare(const JsonReader& r) {
+  if (r.IsNull()) return 0.0;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"share"}));
+  if (!r.Has("share")) return r.Field("share").Error("missing");
+  GPUA_ASSIGN_OR_RETURN(double share, r.Field("share").Double());
+  if (!(share >= 0 && share <= 1)) return r.Field("share").Error("must be between 0 and 1");
+  return share;
+}
+
+absl::StatusOr<SoakWorkload> ReadWorkload(const JsonReader& r) {
+  SoakWorkload w;
+  if (r.IsNull()) return w;
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"disruption_budgets", "not_safe_to_evict"}));
+  GPUA_ASSIGN_OR_RETURN(w.disruption_budgets, ReadShare(r.Field("disruption_budgets")));
+  GPUA_ASSIGN_OR_RETURN(w.not_safe_to_evict, ReadShare(r.Field("not_safe_to_evict")));
+  return w;
+}
+
 }  // namespace
 
 absl::string_view FaultKindName(FaultKind kind) { return kNames[static_cast<size_t>(kind)]; }
@@ -84,6 +102,7 @@ bool IsCallFault(FaultKind kind) {
 }
 
 bool FaultProfile::Any() const {
+  if (workload.Any()) return true;
   for (const FaultRate& r : rates) {
     if (r.Active()) return true;
   }
@@ -116,6 +135,8 @@ FaultProfile DefaultFaultProfile() {
   timed(FaultKind::kRestartBetweenLoops, absl::Minutes(40), absl::ZeroDuration());
   timed(FaultKind::kRestartMidAction, absl::Minutes(30), absl::ZeroDuration());
   timed(FaultKind::kLeaderChange, absl::Minutes(40), absl::Seconds(30));
+  p.workload.disruption_budgets = 0.3;
+  p.workload.not_safe_to_evict = 0.05;
   return p;
 }
 
@@ -127,7 +148,12 @@ absl::StatusOr<FaultProfile> ParseFaultProfile(absl::string_view text, absl::str
   }
   const JsonReader root(docs.front(), "");
   FaultProfile profile;
-  absl::Status s = root.RejectUnknown({"faults"});
+  absl::Status s = root.RejectUnknown({"faults", "workload"});
+  if (s.ok()) {
+    absl::StatusOr<SoakWorkload> workload = ReadWorkload(root.Field("workload"));
+    if (workload.ok()) profile.workload = *workload;
+    s = workload.status();
+  }
   if (s.ok()) {
     s = root.Field("faults").ForEachMember(
         [&](absl::string_view name, const JsonReader& r) -> absl::Status {

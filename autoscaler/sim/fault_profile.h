@@ -6,8 +6,13 @@
 //   faults:
 //     api_error_evict: {probability: 0.02}
 //     watch_cut: {every: 3h, duration: 40s}
+//   workload:
+//     disruption_budgets: {share: 0.3}
+//     not_safe_to_evict: {share: 0.05}
 //
-// Kinds not named do not happen; every kind is listed in fault_kind.h's order.
+// Kinds not named do not happen; every kind is listed in fault_kind.h's order. `workload`
+// is what the soak adds to the trace's Jobs (soak_workload.h): the PodDisruptionBudgets and
+// drain rules a production cluster holds the controller to.
 #ifndef GPUA_AUTOSCALER_SIM_FAULT_PROFILE_H_
 #define GPUA_AUTOSCALER_SIM_FAULT_PROFILE_H_
 
@@ -66,8 +71,16 @@ struct FaultRate {
   bool Active() const { return probability > 0 || every < absl::InfiniteDuration(); }
 };
 
+// Shares of the trace's Jobs, drawn for the seed.
+struct SoakWorkload {
+  double disruption_budgets = 0;  // given a PodDisruptionBudget
+  double not_safe_to_evict = 0;   // whose pods say safe-to-evict: "false"
+  bool Any() const { return disruption_budgets > 0 || not_safe_to_evict > 0; }
+};
+
 struct FaultProfile {
   std::array<FaultRate, kFaultKindCount> rates;
+  SoakWorkload workload;
   const FaultRate& rate(FaultKind k) const { return rates[static_cast<size_t>(k)]; }
   FaultRate& rate(FaultKind k) { return rates[static_cast<size_t>(k)]; }
   bool Any() const;

@@ -32,6 +32,8 @@ struct FaultSoakResult {
   // Where the restarts in the middle of a loop hit: "scale-up", "taint", "evict", ...
   std::map<std::string, int64_t> restarts_mid;
   int64_t leader_transitions = 0;
+  // Evictions the simulated API server refused because a PodDisruptionBudget allowed none.
+  int64_t evictions_refused_by_budget = 0;
   int64_t violations() const;
 };
 

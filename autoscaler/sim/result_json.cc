@@ -71,6 +71,7 @@ nlohmann::json ResultJson(const SimulationResult& r) {
     out["first_violations"] = std::move(first);
     out["restarts_mid_loop_at"] = r.soak->restarts_mid;
     out["leader_transitions"] = r.soak->leader_transitions;
+    out["evictions_refused_by_budget"] = r.soak->evictions_refused_by_budget;
   }
   return out;
 }

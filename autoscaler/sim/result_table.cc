@@ -60,7 +60,8 @@ void PrintSoak(const SimulationResult& r, std::ostream& out) {
   for (const auto& [kind, count] : soak.faults) out << " " << kind << "=" << count;
   out << "\nRestarts in the middle of a loop, at:";
   for (const auto& [at, count] : soak.restarts_mid) out << " " << at << "=" << count;
-  out << "\nLeader transitions: " << soak.leader_transitions << "\n";
+  out << "\nLeader transitions: " << soak.leader_transitions
+      << "\nEvictions a PodDisruptionBudget refused: " << soak.evictions_refused_by_budget << "\n";
   out << "Invariant violations:";
   for (const auto& [invariant, count] : soak.invariants) out << " " << invariant << "=" << count;
   out << "\n";

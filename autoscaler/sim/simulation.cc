@@ -11,6 +11,7 @@
 #include "autoscaler/sim/lower_bound.h"
 #include "autoscaler/sim/packing_bound.h"
 #include "autoscaler/sim/sim_cluster.h"
+#include "autoscaler/sim/soak_workload.h"
 #include "autoscaler/sim/whole_gpus.h"
 #include "base/status_macros.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
@@ -435,8 +436,11 @@ absl::StatusOr<SimulationResult> Simulate(const Trace& trace, const SimulationOp
     GPUA_ASSIGN_OR_RETURN(whole.groups, WithWholeGpus(options.groups));
     return Simulate(WithWholeGpus(trace, options.groups), whole);
   }
-  auto run = std::make_unique<Run>(trace, options);
-  return run->Go();
+  if (options.faults.has_value() && options.faults->workload.Any()) {
+    const Trace soaked = WithSoakWorkload(trace, options.faults->workload, options.seed);
+    return std::make_unique<Run>(soaked, options)->Go();
+  }
+  return std::make_unique<Run>(trace, options)->Go();
 }
 
 Percentiles PercentilesOf(std::vector<float> seconds) {

@@ -74,6 +74,8 @@ TEST_CASE(
     CHECK(count.get<int>() >= (kSanitized ? 1 : 10));
   }
   CHECK(j["leader_transitions"].get<int>() >= 10);
+  // The profile's PodDisruptionBudgets held drains back, and the controller kept them.
+  CHECK(j["evictions_refused_by_budget"].get<int>() >= 1);
   CHECK(j["restarts_mid_loop_at"].size() >= 3);  // taints, evictions, scale-ups, ...
 }
 
@@ -110,6 +112,12 @@ TEST_CASE("a fault profile that cannot be read is a usage error naming the kind 
              Catch::Contains("faults[watch_cut].every") && Catch::Contains("\"soon\""));
   CHECK_THAT(error("faults:\n  watch_cut: {every: 1h, probability: 0.5}\n"),
              Catch::Contains("probability"));
+  CHECK_THAT(
+      error("workload:\n  disruption_budgets: {share: 2}\n"),
+      Catch::Contains("workload.disruption_budgets.share") && Catch::Contains("between 0 and 1"));
+  CHECK_THAT(error("workload:\n  pdbs: {share: 0.5}\n"), Catch::Contains("pdbs"));
+  CHECK_THAT(error("workload:\n  not_safe_to_evict: {}\n"),
+             Catch::Contains("workload.not_safe_to_evict.share") && Catch::Contains("missing"));
   const Ran missing = Simulate({"--faults", "/nonexistent/profile.yaml", "--until", "1h"});
   CHECK(missing.code == 2);
   CHECK_THAT(missing.err, Catch::Contains("/nonexistent/profile.yaml"));
