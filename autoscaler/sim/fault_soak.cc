@@ -52,7 +52,7 @@ FaultSoak::FaultSoak(const FaultProfile& profile, uint64_t seed, SimCluster& clu
       steady_stockouts_(std::move(steady_stockouts)),
       checker_(cluster, options.scale_down, options.scan_interval),
       source_(cluster, clock),
-      writer_(cluster, faults_, [this](const std::string& node) { checker_.TriedNode(node); }),
+      writer_(cluster, faults_, checker_),
       faulty_cloud_(cloud, faults_, checker_),
       replicas_(faults_.Enabled(FaultKind::kLeaderChange) ? 2 : 1),
       lease_(replicas_, LeaseTimings{}, clock.Now()),
@@ -215,6 +215,7 @@ FaultSoakResult FaultSoak::Result() const {
   r.first_violations = checker_.first();
   r.restarts_mid = restarts_mid_;
   r.leader_transitions = lease_.transitions();
+  r.evictions_refused_by_budget = cluster_.accounts().evictions_refused;
   return r;
 }
 

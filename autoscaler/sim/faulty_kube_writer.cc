@@ -27,7 +27,7 @@ absl::Status FaultyKubeWriter::AddTaint(const std::string& node, const Taint& ta
 }
 
 absl::Status FaultyKubeWriter::RemoveTaint(const std::string& node, const std::string& key) {
-  on_node_write_(node);
+  observer_.TriedNode(node);
   return Write(FaultKind::kApiErrorTaint, absl::StrCat("untaint node ", node),
                [&] { return inner_.RemoveTaint(node, key); });
 }
@@ -39,7 +39,7 @@ absl::Status FaultyKubeWriter::SetUnschedulable(const std::string& node, bool un
 
 absl::Status FaultyKubeWriter::Annotate(const std::string& node, const std::string& key,
                                         std::optional<std::string> value) {
-  if (!value.has_value()) on_node_write_(node);
+  if (!value.has_value()) observer_.TriedNode(node);
   return Write(FaultKind::kApiErrorAnnotate, absl::StrCat("annotate node ", node),
                [&] { return inner_.Annotate(node, key, value); });
 }
@@ -51,7 +51,7 @@ absl::Status FaultyKubeWriter::Label(const std::string& node, const std::string&
 }
 
 absl::Status FaultyKubeWriter::DeleteNode(const std::string& node) {
-  on_node_write_(node);
+  observer_.TriedNode(node);
   return Write(FaultKind::kApiErrorDelete, absl::StrCat("delete node ", node),
                [&] { return inner_.DeleteNode(node); });
 }
@@ -61,6 +61,7 @@ absl::StatusOr<EvictionResult> FaultyKubeWriter::Evict(const std::string& namesp
                                                        std::optional<absl::Duration> grace) {
   const std::string what = absl::StrCat("evict pod ", namespace_name, "/", pod);
   if (absl::Status s = faults_.Act(what); !s.ok()) return s;
+  observer_.Evicting(namespace_name, pod);
   if (!faults_.Roll(FaultKind::kApiErrorEvict)) return inner_.Evict(namespace_name, pod, grace);
   switch (faults_.Pick(3)) {
     case 0:

@@ -6,18 +6,26 @@
 #define GPUA_AUTOSCALER_SIM_FAULTY_KUBE_WRITER_H_
 
 #include <functional>
+#include <string>
 
 #include "autoscaler/controller/kube_writer.h"
 #include "autoscaler/sim/fault_injector.h"
 
 namespace gpua::sim {
 
+// Hears of the controller's writes as it tries them, before they are made or fail.
+class WriteObserver {
+ public:
+  virtual ~WriteObserver() = default;
+  // A write that takes our marks off a node, or deletes it.
+  virtual void TriedNode(const std::string& node) = 0;
+  virtual void Evicting(const std::string& namespace_name, const std::string& pod) = 0;
+};
+
 class FaultyKubeWriter : public KubeWriter {
  public:
-  // `on_node_write` hears of every write to a node the controller tries, made or not.
-  FaultyKubeWriter(KubeWriter& inner, FaultInjector& faults,
-                   std::function<void(const std::string&)> on_node_write)
-      : inner_(inner), faults_(faults), on_node_write_(std::move(on_node_write)) {}
+  FaultyKubeWriter(KubeWriter& inner, FaultInjector& faults, WriteObserver& observer)
+      : inner_(inner), faults_(faults), observer_(observer) {}
 
   absl::Status AddTaint(const std::string& node, const Taint& taint) override;
   absl::Status RemoveTaint(const std::string& node, const std::string& key) override;
@@ -45,7 +53,7 @@ class FaultyKubeWriter : public KubeWriter {
 
   KubeWriter& inner_;
   FaultInjector& faults_;
-  std::function<void(const std::string&)> on_node_write_;
+  WriteObserver& observer_;
 };
 
 }  // namespace gpua::sim

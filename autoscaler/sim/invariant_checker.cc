@@ -75,15 +75,38 @@ void InvariantChecker::BeforeDelete(NodeGroup& group, const std::vector<NodeRef>
     tried_.insert(ref.name);
     const SimNode* node = FindNode(cluster_, ref);
     if (node == nullptr || node->noticed) continue;  // no node, or one going anyway
+    const std::string& name = node->object->node.name;
+    if (auto evicted = unmovable_evicted_.find(name); evicted != unmovable_evicted_.end()) {
+      Violate(Invariant::kDeletedWithRunningPod,
+              absl::StrCat("node ", name, " of group ", group.Id(), " was deleted after pod ",
+                           evicted->second,
+                           " was evicted from it, though it says safe-to-evict: \"false\""));
+      unmovable_evicted_.erase(evicted);
+    }
     for (const auto& [key, pod] : node->pods) {
       if (pod->stopping || pod->object->terminating || pod->object->mirror) continue;
+      std::string budget;
+      if (auto pdb = cluster_.BudgetOf(*pod); pdb != nullptr && pdb->disruptions_allowed <= 0) {
+        budget = absl::StrCat(", its PodDisruptionBudget ", pdb->namespace_name, "/", pdb->name,
+                              " allowing no disruption");
+      }
       Violate(
           Invariant::kDeletedWithRunningPod,
-          absl::StrCat("node ", node->object->node.name, " of group ", group.Id(),
-                       " was deleted while pod ", key, " still ran on it, never evicted (taints: ",
-                       node->object->Marks().to_be_deleted ? "ToBeDeleted" : "none", ")"));
+          absl::StrCat("node ", name, " of group ", group.Id(), " was deleted while pod ", key,
+                       " still ran on it, never evicted (taints: ",
+                       node->object->Marks().to_be_deleted ? "ToBeDeleted" : "none", budget, ")"));
     }
   }
+}
+
+void InvariantChecker::Evicting(const std::string& namespace_name, const std::string& pod) {
+  const std::string key = absl::StrCat(namespace_name, "/", pod);
+  auto it = cluster_.pods().find(key);
+  if (it == cluster_.pods().end() || it->second.node.empty() || it->second.stopping) return;
+  if (it->second.object->safe_to_evict != false) return;
+  auto node = cluster_.nodes().find(it->second.node);
+  if (node == cluster_.nodes().end() || node->second.noticed) return;
+  unmovable_evicted_.try_emplace(it->second.node, key);
 }
 
 void InvariantChecker::Leaders(int acting) {
@@ -97,6 +120,9 @@ void InvariantChecker::AfterLoop(const LoopReport& report, bool view_stale, int6
   CheckScaleUps(report, view_stale);
   CheckTaints(report, view_stale);
   tried_.clear();
+  std::erase_if(unmovable_evicted_, [&](const auto& entry) {
+    return !cluster_.nodes().contains(entry.first);  // gone some other way: not ours to count
+  });
   const int64_t accounted =
       static_cast<int64_t>(cluster_.pods().size()) + cluster_.accounts().pods_finished;
   if (accounted != arrived) {

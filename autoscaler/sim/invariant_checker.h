@@ -1,8 +1,9 @@
 // What a fault soak holds the controller to, checked on every loop and on every change it
 // makes, counted, with the first violation of each kind told in full:
-// - no node is deleted while a pod on it still runs without having been evicted (eviction
-//   is where PodDisruptionBudgets and the drain rules are kept; a node under a reclaim
-//   notice is going anyway and is not held to it);
+// - no node is deleted while a pod on it still runs without having been evicted (the
+//   simulated Eviction API refuses what a PodDisruptionBudget does not allow), nor after a
+//   pod the drain rules keep (safe-to-evict: "false") was evicted from it; a node under a
+//   reclaim notice is going anyway and is not held to it;
 // - no group is asked past its max or below its min;
 // - no increase is for pods nodes already on their way hold (the controller's own judgement,
 //   and the cluster's truth: pods that already run);
@@ -24,6 +25,7 @@
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/loop_report.h"
 #include "autoscaler/sim/faulty_cloud.h"
+#include "autoscaler/sim/faulty_kube_writer.h"
 #include "autoscaler/sim/sim_cluster.h"
 
 namespace gpua::sim {
@@ -45,7 +47,7 @@ struct Violation {
   std::string details;  // what, where, and what the controller did
 };
 
-class InvariantChecker : public CloudObserver {
+class InvariantChecker : public CloudObserver, public WriteObserver {
  public:
   InvariantChecker(const SimCluster& cluster, const ScaleDownOptions& options,
                    absl::Duration loop_interval);
@@ -54,9 +56,10 @@ class InvariantChecker : public CloudObserver {
   void BeforeResize(NodeGroup& group, int delta, absl::string_view call) override;
   void BeforeDelete(NodeGroup& group, const std::vector<NodeRef>& nodes) override;
 
-  // A write the controller made to this node (whether it went through or not): a loop in
-  // which it tried to take its taints off.
-  void TriedNode(const std::string& node) { tried_.insert(node); }
+  // WriteObserver. A write to take a node's taints off or delete it is a loop in which the
+  // controller tried to take its taints off.
+  void TriedNode(const std::string& node) override { tried_.insert(node); }
+  void Evicting(const std::string& namespace_name, const std::string& pod) override;
   // After a loop that ran; `view_stale`: the controller saw an old cluster (a watch cut), so
   // taints it could not see are not held against it; `arrived`: pods the trace has brought.
   void AfterLoop(const LoopReport& report, bool view_stale, int64_t arrived);
@@ -81,6 +84,8 @@ class InvariantChecker : public CloudObserver {
   // Loops in a row each node's taint was left with nothing done about it.
   std::map<std::string, int> left_loops_;
   std::set<std::string> reported_left_;  // a node's one violation per episode
+  // Nodes a pod the drain rules keep was evicted from -> that pod.
+  std::map<std::string, std::string> unmovable_evicted_;
 };
 
 }  // namespace gpua::sim

@@ -60,6 +60,67 @@ TEST_CASE(
   CHECK(w.count(Invariant::kDeletedWithRunningPod) == 1);
 }
 
+TEST_CASE(
+    "a node deleted after its pod's budget refused the eviction is a violation that names the "
+    "budget, and a node kept is not",
+    "[faults][invariants][budgets]") {
+  // train's two pods run on cpu-a and cpu-b; its budget wants both (minAvailable 2).
+  World w;
+  TraceArrival budgeted = w.trace.arrivals.front();
+  GiveDisruptionBudget(budgeted, 2);
+  SimCluster cluster{w.groups, w.clock};
+  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  cluster.SyncNodes({MachineOf("a", w.clock.Now()), MachineOf("b", w.clock.Now())});
+  cluster.Arrive(budgeted);
+  cluster.Bind("default/train-0", "cpu-a");
+  cluster.Bind("default/train-1", "cpu-b");
+
+  // Done right: the Eviction API answers 429, and the node stays.
+  checker.Evicting("default", "train-0");
+  REQUIRE(cluster.Evict("default", "train-0", std::nullopt).value() ==
+          EvictionResult::kBlockedByBudget);
+  CHECK(checker.total() == 0);
+  // The planted bug: a controller that skips the budget's answer and deletes the node.
+  checker.BeforeDelete(w.group(), {NodeRef{"sim://cpu/a", "cpu-a", {}, {}}});
+  CHECK(checker.counts()[static_cast<size_t>(Invariant::kDeletedWithRunningPod)] == 1);
+  REQUIRE(!checker.first().empty());
+  CHECK_THAT(checker.first().front().details,
+             Catch::Contains("default/train-0") &&
+                 Catch::Contains("PodDisruptionBudget default/train allowing no disruption"));
+}
+
+TEST_CASE(
+    "a node deleted after a pod that says safe-to-evict false was evicted from it is a "
+    "violation",
+    "[faults][invariants]") {
+  World w;
+  TraceArrival pinned = w.trace.arrivals.front();
+  auto shape = std::make_shared<PodObject>(*pinned.shape);
+  shape->safe_to_evict = false;
+  pinned.shape = std::move(shape);
+  SimCluster cluster{w.groups, w.clock};
+  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  cluster.SyncNodes({MachineOf("a", w.clock.Now()), MachineOf("b", w.clock.Now())});
+  cluster.Arrive(pinned);
+  cluster.Bind("default/train-0", "cpu-a");
+  cluster.Bind("default/train-1", "cpu-b");
+  // The planted bug: the drain rules skipped, the pod evicted (the API lets it go: the
+  // annotation is the autoscaler's rule, not the API server's) and the node deleted.
+  checker.Evicting("default", "train-0");
+  REQUIRE(cluster.Evict("default", "train-0", std::nullopt).value() == EvictionResult::kEvicted);
+  checker.BeforeDelete(w.group(), {NodeRef{"sim://cpu/a", "cpu-a", {}, {}}});
+  CHECK(checker.total() == 1);
+  REQUIRE(!checker.first().empty());
+  CHECK_THAT(checker.first().front().details, Catch::Contains("cpu-a") &&
+                                                  Catch::Contains("default/train-0") &&
+                                                  Catch::Contains("safe-to-evict"));
+  // A node that ends its pods some other way (they finished) is not held to it.
+  w.clock.Advance(absl::Hours(2));
+  cluster.EndDuePods();
+  checker.BeforeDelete(w.group(), {NodeRef{"sim://cpu/b", "cpu-b", {}, {}}});
+  CHECK(checker.total() == 1);
+}
+
 TEST_CASE("asking a group past its max or below its min is a violation", "[faults][invariants]") {
   World w;
   NodeGroup& g = w.group();  // max 10, at 0
