@@ -177,7 +177,7 @@ absl::StatusOr<std::vector<nlohmann::json>> JsonDocuments(absl::string_view text
       nlohmann::json doc;
       in >> doc;
       docs.push_back(std::move(doc));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number too large
       return absl::InvalidArgumentError(absl::StrCat(
           source, ": invalid JSON",
           docs.empty() ? "" : absl::StrCat(" in document ", docs.size() + 1), ": ", e.what()));

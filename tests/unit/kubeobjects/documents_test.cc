@@ -66,5 +66,16 @@ TEST_CASE("YAML nested past yaml-cpp's depth guard is an error, not a crash",
   CHECK_THAT(std::string(read.status().message()), Catch::StartsWith("kubeconfig deep.yaml: "));
 }
 
+TEST_CASE("JSON documents with a number too large for a double are an error, not a crash",
+          "[kubeobjects][json]") {
+  // Not one document, so the documents are read one by one, where nlohmann throws.
+  const std::string text = "{\"minSize\": 55555555e55555555555} {\"a\": 1}";
+  const absl::StatusOr<std::vector<nlohmann::json>> read =
+      ParseObjects(text, "node-group file groups.json");
+  REQUIRE_FALSE(read.ok());
+  CHECK_THAT(std::string(read.status().message()),
+             Catch::StartsWith("node-group file groups.json: invalid JSON: "));
+}
+
 }  // namespace
 }  // namespace gpua
