@@ -443,6 +443,8 @@ Times TimesOf(const TraceRecorder::Life& life) {
   t.created = Finite(life.created) ? life.created : life.first_seen;
   t.bound = Finite(life.bound) ? life.bound : life.bound_seen;
   if (!Finite(t.bound)) t.bound = absl::InfiniteFuture();
+  // A pod exists before it is bound; a skewed clock or a broken object may state otherwise.
+  t.created = std::min(t.created, t.bound);
   t.ended = absl::InfiniteFuture();
   if (life.ended || life.deleted) {
     for (absl::Time candidate :

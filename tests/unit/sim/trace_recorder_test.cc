@@ -79,6 +79,22 @@ Trace ReadBack(const RecordedTrace& recorded) {
 }
 
 TEST_CASE(
+    "a pod stating it was created after it was bound (a skewed clock, a broken object) "
+    "arrives when it was bound, and its trace reads back",
+    "[record]") {
+  TraceRecorder recorder;
+  recorder.Saw(
+      Pod("skewed", "4052-12-01T10:00:00Z", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z"),
+      Utc("2026-12-01T11:05:00Z"));
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T09:30:00Z", "2026-12-01T20:00:00Z"));
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 1);
+  CHECK(trace.arrivals[0].at == absl::Hours(10));
+  CHECK(trace.arrivals[0].run_for == absl::Hours(1));
+}
+
+TEST_CASE(
     "a pod that ran in the window is one line, arriving at its time since midnight UTC, "
     "running from binding to its containers' end, with none of its names or labels",
     "[record]") {
