@@ -438,10 +438,18 @@ struct Times {
   absl::Time created, bound, ended;  // bound and ended InfiniteFuture when not (yet)
 };
 
+// What the watch saw had happened by the time it saw it. A time the pod states within a
+// minute past that is a clock a little ahead of ours, and kept for its precision; further past
+// it is a broken clock (a node's, for containers' ends) or object, and the seen time is kept.
+absl::Time NoLaterThanSeen(absl::Time stated, absl::Time seen) {
+  constexpr absl::Duration kClockSkewAllowance = absl::Minutes(1);
+  return stated - seen > kClockSkewAllowance ? seen : stated;
+}
+
 Times TimesOf(const TraceRecorder::Life& life) {
   Times t;
   t.created = Finite(life.created) ? life.created : life.first_seen;
-  t.bound = Finite(life.bound) ? life.bound : life.bound_seen;
+  t.bound = Finite(life.bound) ? NoLaterThanSeen(life.bound, life.bound_seen) : life.bound_seen;
   if (!Finite(t.bound)) t.bound = absl::InfiniteFuture();
   // A pod exists before it is bound; a skewed clock or a broken object may state otherwise.
   t.created = std::min(t.created, t.bound);
@@ -450,7 +458,7 @@ Times TimesOf(const TraceRecorder::Life& life) {
     for (absl::Time candidate :
          {life.containers_ended, life.ended_seen, life.gone, life.deleting}) {
       if (Finite(candidate)) {
-        t.ended = candidate;
+        t.ended = NoLaterThanSeen(candidate, std::min(life.ended_seen, life.gone));
         break;
       }
     }

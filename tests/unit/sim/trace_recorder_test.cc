@@ -2,7 +2,9 @@
 // `simulate` reads back, with what was left out said.
 #include "autoscaler/sim/trace_recorder.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -95,6 +97,36 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a live recording keeps the times it saw over later ones a pod states: a binding stated "
+    "after its end, a container ended hours after the pod was seen finished",
+    "[record]") {
+  TraceRecorder recorder;
+  // The scheduler's clock runs two hours ahead: the stated binding is after the stated end.
+  recorder.Saw(Pod("ahead", "2026-12-01T10:00:00Z", "2026-12-01T12:00:00Z", ""),
+               Utc("2026-12-01T10:05:00Z"));
+  recorder.Saw(Pod("ahead", "2026-12-01T10:00:00Z", "2026-12-01T12:00:00Z", "2026-12-01T11:00:00Z"),
+               Utc("2026-12-01T11:05:00Z"));
+  // The node's clock runs seven hours ahead: its containers state they ended at 18:00.
+  recorder.Saw(Pod("node-ahead", "2026-12-01T10:00:00Z", "2026-12-01T10:02:00Z", ""),
+               Utc("2026-12-01T10:05:00Z"));
+  recorder.Saw(
+      Pod("node-ahead", "2026-12-01T10:00:00Z", "2026-12-01T10:02:00Z", "2026-12-01T18:00:00Z"),
+      Utc("2026-12-01T11:05:00Z"));
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T09:30:00Z", "2026-12-01T20:00:00Z"));
+  CHECK(recorded.summary.never_bound == 0);
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 2);
+  std::vector<absl::Duration> runs;
+  for (const auto& arrival : trace.arrivals) {
+    CHECK(arrival.at == absl::Hours(10));
+    runs.push_back(arrival.run_for);
+  }
+  std::sort(runs.begin(), runs.end());
+  CHECK(runs == std::vector<absl::Duration>{absl::Minutes(55), absl::Minutes(63)});
+}
+
+TEST_CASE(
     "a pod that ran in the window is one line, arriving at its time since midnight UTC, "
     "running from binding to its containers' end, with none of its names or labels",
     "[record]") {
@@ -136,12 +168,14 @@ TEST_CASE(
     "still running is cut at the end, and one that ended before is left out",
     "[record]") {
   TraceRecorder recorder;
-  const absl::Time seen = Utc("2026-12-02T06:00:00Z");
-  recorder.Saw(Pod("early", "2026-12-01T22:00:00Z", "2026-12-01T22:00:30Z", "2026-12-02T08:00:00Z"),
-               seen);
-  recorder.Saw(Pod("late", "2026-12-02T11:00:00Z", "2026-12-02T11:10:00Z", ""), seen);
+  const absl::Time start = Utc("2026-12-02T06:00:00Z");
+  recorder.Saw(Pod("early", "2026-12-01T22:00:00Z", "2026-12-01T22:00:30Z", ""), start);
   recorder.Saw(Pod("gone", "2026-12-01T20:00:00Z", "2026-12-01T20:01:00Z", "2026-12-01T23:00:00Z"),
-               seen);
+               start);
+  recorder.Saw(Pod("early", "2026-12-01T22:00:00Z", "2026-12-01T22:00:30Z", "2026-12-02T08:00:00Z"),
+               Utc("2026-12-02T08:00:05Z"));
+  recorder.Saw(Pod("late", "2026-12-02T11:00:00Z", "2026-12-02T11:10:00Z", ""),
+               Utc("2026-12-02T11:10:05Z"));
   const RecordedTrace recorded =
       recorder.Write(Window("2026-12-02T06:00:00Z", "2026-12-02T12:00:00Z"));
   const Trace trace = ReadBack(recorded);
