@@ -1,22 +1,16 @@
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "autoscaler/cli/app.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_file.h"
 
 namespace gpua {
 namespace {
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                           "/gpua-estimate-test-" + std::to_string(getpid()) + "-" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 const char* kGroups = R"(
 nodeGroups:
@@ -41,8 +35,8 @@ const char* kPods = R"({"kind":"List","items":[
 ]})";
 
 TEST_CASE("estimate prints the documented JSON plan and reports a broken pod", "[cli]") {
-  const std::string groups = WriteTemp("groups.yaml", kGroups);
-  const std::string pods = WriteTemp("pods.json", kPods);
+  const std::string groups = WriteTempFile("groups.yaml", kGroups);
+  const std::string pods = WriteTempFile("pods.json", kPods);
   std::ostringstream out, err;
   int status = testing::RunCommand(
       RunApp, {"estimate", "--pods", pods, "--node-groups", groups, "--output=json"}, out, err);
@@ -62,7 +56,7 @@ TEST_CASE("estimate refuses missing files and bad flags with a clear error", "[c
   std::ostringstream out, err;
   CHECK(testing::RunCommand(RunApp,
                             {"estimate", "--pods", "/nonexistent/p.yaml", "--node-groups",
-                             WriteTemp("g2.yaml", kGroups)},
+                             WriteTempFile("g2.yaml", kGroups)},
                             out, err) == 1);
   CHECK_THAT(err.str(), Catch::Contains("/nonexistent/p.yaml: cannot open"));
   std::ostringstream out2, err2;

@@ -1,29 +1,19 @@
 // `gpu-autoscaler simulate` as a user runs it: files in, figures out, errors with exit codes.
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "autoscaler/cli/app.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_file.h"
 
 namespace gpua {
 namespace {
 
-// CTest runs the cases as processes side by side: each writes files of its own.
-std::string TempPath(const std::string& name) {
-  return std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-         "/gpua-simulate-test-" + std::to_string(getpid()) + "-" + name;
-}
-
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = TempPath(name);
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::TempPath;
+using testing::WriteTempFile;
 
 constexpr char kGroups[] = R"(
 nodeGroups:
@@ -44,21 +34,16 @@ constexpr char kTrace[] = R"(# three one-GPU jobs
 {"at": "45m", "name": "b", "count": 2, "runFor": "30m", "pod": {"spec": {"tolerations": [{"operator": "Exists"}], "containers": [{"name": "m", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}}}
 )";
 
-struct Ran {
-  int code;
-  std::string out, err;
-};
+using Ran = testing::CommandRun;
 
 Ran Simulate(CommandArgs args) {
   args.insert(args.begin(), "simulate");
-  std::ostringstream out, err;
-  const int code = testing::RunCommand(RunApp, args, out, err);
-  return {code, out.str(), err.str()};
+  return testing::RunCaptured(RunApp, args);
 }
 
 CommandArgs Files() {
-  return {"--trace", WriteTemp("trace.jsonl", kTrace), "--node-groups",
-          WriteTemp("groups.yaml", kGroups)};
+  return {"--trace", WriteTempFile("trace.jsonl", kTrace), "--node-groups",
+          WriteTempFile("groups.yaml", kGroups)};
 }
 
 CommandArgs With(CommandArgs a, const CommandArgs& more) {
@@ -159,16 +144,17 @@ TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]")
 }
 
 TEST_CASE("simulate's input and flag errors name the line, the flag or the option", "[simulate]") {
-  const std::string groups = WriteTemp("groups.yaml", kGroups);
+  const std::string groups = WriteTempFile("groups.yaml", kGroups);
   SECTION("a malformed trace line: exit 1, its line and field, nothing simulated") {
-    const std::string bad = WriteTemp("bad.jsonl", std::string(kTrace) + "{\"at\": \"later\"}\n");
+    const std::string bad =
+        WriteTempFile("bad.jsonl", std::string(kTrace) + "{\"at\": \"later\"}\n");
     const Ran r = Simulate({"--trace", bad, "--node-groups", groups});
     CHECK(r.code == 1);
     CHECK_THAT(r.err, Catch::Contains("line 4") && Catch::Contains("at"));
     CHECK(r.out.empty());
   }
   SECTION("a trace without a node-group file") {
-    const Ran r = Simulate({"--trace", WriteTemp("t.jsonl", kTrace)});
+    const Ran r = Simulate({"--trace", WriteTempFile("t.jsonl", kTrace)});
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("--trace and --node-groups go together"));
   }
@@ -217,8 +203,8 @@ TEST_CASE("simulate with no files runs the bundled example week, with its sweep"
 TEST_CASE("simulate says which groups have no provisioning delay to simulate", "[simulate]") {
   std::string groups = kGroups;
   groups = groups.substr(0, groups.find("  simulation:"));
-  const Ran r = Simulate({"--trace", WriteTemp("trace.jsonl", kTrace), "--node-groups",
-                          WriteTemp("instant.yaml", groups)});
+  const Ran r = Simulate({"--trace", WriteTempFile("trace.jsonl", kTrace), "--node-groups",
+                          WriteTempFile("instant.yaml", groups)});
   CHECK(r.code == 0);
   CHECK_THAT(r.err, Catch::Contains("group(s) l4 have no simulation.provisioningDelay"));
 }

@@ -1,15 +1,13 @@
 // `gpu-autoscaler simulate --faults`: the fault soak as a user runs it, and the short soak CI
 // runs on every change: the bundled week under the default profile, every invariant kept.
-#include <unistd.h>
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "autoscaler/cli/app.h"
 #include "tests/support/run_command.h"
+#include "tests/support/temp_file.h"
 
 namespace gpua {
 namespace {
@@ -28,24 +26,14 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-struct Ran {
-  int code;
-  std::string out, err;
-};
+using Ran = testing::CommandRun;
 
 Ran Simulate(CommandArgs args) {
   args.insert(args.begin(), "simulate");
-  std::ostringstream out, err;
-  const int code = testing::RunCommand(RunApp, args, out, err);
-  return {code, out.str(), err.str()};
+  return testing::RunCaptured(RunApp, args);
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                           "/gpua-faults-test-" + std::to_string(getpid()) + "-" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 TEST_CASE(
     "the short soak: the bundled workload under the default faults keeps every "
@@ -84,7 +72,7 @@ TEST_CASE("a fault soak that breaks an invariant fails the run and says the firs
   // Garbage from the plugin only; its answers are what the controller must not act on. A
   // soak with nothing broken exits 0; the text names every invariant.
   const std::string profile =
-      WriteTemp("garbage.yaml", "faults:\n  plugin_garbage: {probability: 0.05}\n");
+      WriteTempFile("garbage.yaml", "faults:\n  plugin_garbage: {probability: 0.05}\n");
   const Ran r =
       Simulate({"--faults", profile, "--until", "12h", "--sweep", "scale-down-unneeded-time=10m"});
   INFO(r.err);
@@ -96,7 +84,7 @@ TEST_CASE("a fault soak that breaks an invariant fails the run and says the firs
 TEST_CASE("a fault profile that cannot be read is a usage error naming the kind and field",
           "[simulate][faults]") {
   const auto error = [](const std::string& text) {
-    const Ran r = Simulate({"--faults", WriteTemp("bad.yaml", text), "--until", "1h"});
+    const Ran r = Simulate({"--faults", WriteTempFile("bad.yaml", text), "--until", "1h"});
     CHECK(r.code == 2);
     return r.err;
   };

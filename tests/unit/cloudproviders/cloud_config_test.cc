@@ -3,17 +3,13 @@
 #include "cloudproviders/externalgrpc/cloud_config.h"
 
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <fstream>
+
+#include "tests/support/temp_file.h"
 
 namespace gpua {
 namespace {
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path = std::string(P_tmpdir) + "/gpua-cloud-config-test-" + name;
-  std::ofstream(path) << text;
-  return path;
-}
+using testing::WriteTempFile;
 
 TEST_CASE("a plaintext cloud-config needs only the address, the deadline defaults to 5s",
           "[cloud-config]") {
@@ -28,8 +24,8 @@ TEST_CASE("a plaintext cloud-config needs only the address, the deadline default
 TEST_CASE("cert, key and cacert are read from their files, grpc_timeout is a duration",
           "[cloud-config]") {
   const std::string pem = "-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n";
-  const std::string cert = WriteTemp("cert.pem", pem), key = WriteTemp("key.pem", pem),
-                    ca = WriteTemp("ca.pem", pem);
+  const std::string cert = WriteTempFile("cert.pem", pem), key = WriteTempFile("key.pem", pem),
+                    ca = WriteTempFile("ca.pem", pem);
   auto c =
       ParseExternalGrpcConfig("address: plugin.kube-system.svc:8086\ncert: " + cert +
                                   "\nkey: " + key + "\ncacert: " + ca + "\ngrpc_timeout: 750ms\n",
@@ -53,9 +49,9 @@ TEST_CASE("a bad cloud-config names the file and the key", "[cloud-config]") {
              Catch::Contains("grpc_timeout: invalid duration \"soon\""));
   CHECK_THAT(error("address: a:1\ncacert: /nonexistent/ca.pem\n"),
              Catch::Contains("cacert: ") && Catch::Contains("/nonexistent/ca.pem"));
-  const std::string not_pem = WriteTemp("notpem", "hello");
+  const std::string not_pem = WriteTempFile("notpem", "hello");
   CHECK_THAT(error("address: a:1\ncacert: " + not_pem + "\n"), Catch::Contains("not a PEM file"));
-  const std::string pem = WriteTemp("pem", "-----BEGIN X-----\n");
+  const std::string pem = WriteTempFile("pem", "-----BEGIN X-----\n");
   CHECK_THAT(error("address: a:1\ncert: " + pem + "\ncacert: " + pem + "\n"),
              Catch::Contains("key: cert and key go together"));
   CHECK_THAT(error("address: a:1\ngrpc_timeout: 0s\n"), Catch::Contains("must be above zero"));
