@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
@@ -162,132 +163,188 @@ std::string UnpaidDisruption(absl::Duration lost, const Judging& j) {
                       " of its price it saves");
 }
 
-// This loop's simulations were spent on other nodes: judged again in a later loop. A marked
-// node keeps its mark and its clock meanwhile, and counts against what its group may lose.
-NodeJudgement Deferred(int i, Judging& j, NodeJudgement out) {
-  out.deferred = true;
-  if (j.state.nodes[i].node->Marks().deletion_candidate) j.removals.Take(i, false, false);
-  return out;
-}
+// One node's judging, its steps in the order they run. Each step lets the node on (nullopt)
+// or ends its judging: the node stays, with a reason, or waits for a later loop's turn.
+class NodeJudge {
+ public:
+  NodeJudge(int i, Judging& j)
+      : j_(j),
+        s_(j.state.nodes[i]),
+        g_(*j.state.groups[s_.group].provider),
+        at_(j.snapshot_index[i]),
+        unready_(s_.condition == NodeCondition::kUnready) {
+    out_.node = i;
+  }
 
-NodeJudgement Judge(int i, Judging& j) {
-  const NodeStatus& s = j.state.nodes[i];
-  const ProviderGroup& g = *j.state.groups[s.group].provider;
-  NodeJudgement out;
-  out.node = i;
-  const int at = j.snapshot_index[i];
-  // A busy node tried for consolidation stays NotUnderutilized, with why it could not go.
-  bool consolidating = false;
-  const auto no = [&](absl::string_view reason, std::string detail) {
-    if (at >= 0) j.simulator.Avoid(static_cast<size_t>(at), false);  // it stays
-    out.reason = consolidating ? kNotUnderutilized : reason;
-    (consolidating ? out.consolidation : out.detail) = std::move(detail);
-    return std::move(out);
-  };
-  if (s.node->Marks().scale_down_disabled) {
-    return no("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
+  NodeJudgement Run() {
+    for (auto step :
+         {&NodeJudge::Excluded, &NodeJudge::WeighUse, &NodeJudge::TakePods, &NodeJudge::MayGo}) {
+      if (Ended ended = (this->*step)()) return *std::move(ended);
+    }
+    return SimulateRemoval();
   }
-  if (j.replacement != nullptr && j.replacement->IsReplacementNode(s, j.state)) {
-    return no(kReplacing, absl::StrCat("it was brought up to replace ",
-                                       absl::StrJoin(j.replacement->replaced, ", "),
-                                       ", whose pods have yet to move onto it"));
+
+ private:
+  using Ended = std::optional<NodeJudgement>;
+
+  // It stays, as room for the nodes judged after it. A busy node tried for consolidation
+  // stays NotUnderutilized, with why it could not go.
+  NodeJudgement Stays(absl::string_view reason, std::string detail) {
+    if (at_ >= 0) j_.simulator.Avoid(static_cast<size_t>(at_), false);
+    out_.reason = consolidating_ ? kNotUnderutilized : reason;
+    (consolidating_ ? out_.consolidation : out_.detail) = std::move(detail);
+    return std::move(out_);
   }
-  if (!j.view.nodes_with_unreadable_pods.empty() &&
-      j.view.nodes_with_unreadable_pods.contains(s.node->node.name)) {
-    return no(BlockReasonName(BlockReason::kUnreadable),
-              "a pod on the node cannot be read, so it is not known to be free");
+
+  // This loop's simulations were spent on other nodes: judged again in a later loop. A
+  // marked node keeps its mark and its clock meanwhile, and counts against what its group
+  // may lose.
+  NodeJudgement Deferred() {
+    out_.deferred = true;
+    if (s_.node->Marks().deletion_candidate) j_.removals.Take(out_.node, false, false);
+    return std::move(out_);
   }
-  const bool unready = s.condition == NodeCondition::kUnready;
-  if (!unready) {
-    out.utilization = UtilizationOf(s, g, j.view, g.options.ignore_daemonsets_utilization, j.cache);
-    out.utilization_known = true;
-    const double threshold = out.utilization.gpu_node
-                                 ? g.options.scale_down_gpu_utilization_threshold
-                                 : g.options.scale_down_utilization_threshold;
-    if (out.utilization.value() >= threshold) {
-      out.threshold = threshold;
-      if (!MayConsolidate(out, j)) return no(kNotUnderutilized, "");
-      if (j.consolidations_left == 0) {
-        if (!s.node->Marks().deletion_candidate) return no(kNotUnderutilized, "");
-        return Deferred(i, j, std::move(out));
+
+  // What no judging of its pods changes: the annotation, a replacement's node, unreadable pods.
+  Ended Excluded() {
+    if (s_.node->Marks().scale_down_disabled) {
+      return Stays("ScaleDownDisabledAnnotation", "the node is annotated scale-down-disabled");
+    }
+    if (j_.replacement != nullptr && j_.replacement->IsReplacementNode(s_, j_.state)) {
+      return Stays(kReplacing, absl::StrCat("it was brought up to replace ",
+                                            absl::StrJoin(j_.replacement->replaced, ", "),
+                                            ", whose pods have yet to move onto it"));
+    }
+    if (!j_.view.nodes_with_unreadable_pods.empty() &&
+        j_.view.nodes_with_unreadable_pods.contains(s_.node->node.name)) {
+      return Stays(BlockReasonName(BlockReason::kUnreadable),
+                   "a pod on the node cannot be read, so it is not known to be free");
+    }
+    return std::nullopt;
+  }
+
+  // A ready node's use against its threshold; at or over it, a GPU node may be tried for
+  // consolidation if this loop has a turn left.
+  Ended WeighUse() {
+    if (unready_) return std::nullopt;
+    out_.utilization =
+        UtilizationOf(s_, g_, j_.view, g_.options.ignore_daemonsets_utilization, j_.cache);
+    out_.utilization_known = true;
+    const double threshold = out_.utilization.gpu_node
+                                 ? g_.options.scale_down_gpu_utilization_threshold
+                                 : g_.options.scale_down_utilization_threshold;
+    if (out_.utilization.value() < threshold) return std::nullopt;
+    out_.threshold = threshold;
+    if (!MayConsolidate(out_, j_)) return Stays(kNotUnderutilized, "");
+    if (j_.consolidations_left == 0) {
+      if (!s_.node->Marks().deletion_candidate) return Stays(kNotUnderutilized, "");
+      return Deferred();
+    }
+    if (j_.consolidations_left > 0) --j_.consolidations_left;
+    consolidating_ = true;
+    return std::nullopt;
+  }
+
+  // The pods that move, under the drain rules, and the disruptions their budgets allow.
+  Ended TakePods() {
+    std::vector<std::vector<int>> budgets_of;
+    for (const PodPtr& p : j_.view.PodsOn(s_.node->node.name)) {
+      const PodDrainFacts facts = DrainFactsFor(j_.view, *p);
+      const PodVerdict v = JudgePodForDrain(facts, j_.rules, j_.budgets);
+      if (v.fate == PodFate::kBlocks) return Stays(BlockReasonName(v.reason), v.message);
+      if (v.fate != PodFate::kMoves) continue;
+      // Its gang would restart on nodes this simulation does not place: gangs move only
+      // whole, which consolidation does not attempt.
+      if (consolidating_ && p->spec.gang.has_value()) {
+        return Stays("GangMember", absl::StrCat("pod ", p->spec.Key(), " is a member of gang ",
+                                                p->spec.gang->name, ", which moves only whole"));
       }
-      if (j.consolidations_left > 0) --j.consolidations_left;
-      consolidating = true;
+      out_.to_evict.push_back(p);
+      moving_.push_back(&p->spec);
+      budgets_of.push_back(facts.budgets);
     }
-  }
-  std::vector<const PodSpec*> moving;
-  std::vector<std::vector<int>> budgets_of;
-  for (const PodPtr& p : j.view.PodsOn(s.node->node.name)) {
-    const PodDrainFacts facts = DrainFactsFor(j.view, *p);
-    const PodVerdict v = JudgePodForDrain(facts, j.rules, j.budgets);
-    if (v.fate == PodFate::kBlocks) return no(BlockReasonName(v.reason), v.message);
-    if (v.fate != PodFate::kMoves) continue;
-    // Its gang would restart on nodes this simulation does not place: gangs move only whole,
-    // which consolidation does not attempt.
-    if (consolidating && p->spec.gang.has_value()) {
-      return no("GangMember", absl::StrCat("pod ", p->spec.Key(), " is a member of gang ",
-                                           p->spec.gang->name, ", which moves only whole"));
+    // Two pods of one budget on the node spend two of its disruptions.
+    budgets_left_ = j_.budgets;
+    for (const std::vector<int>& bs : budgets_of) {
+      for (int b : bs) {
+        if (--budgets_left_[b] < 0) {
+          return Stays("NotEnoughPdb", "its pods need more disruptions than a budget allows");
+        }
+      }
     }
-    out.to_evict.push_back(p);
-    moving.push_back(&p->spec);
-    budgets_of.push_back(facts.budgets);
+    return std::nullopt;
   }
-  // Two pods of one budget on the node spend two of its disruptions.
-  std::vector<int> left = j.budgets;
-  for (const std::vector<int>& bs : budgets_of) {
-    for (int b : bs) {
-      if (--left[b] < 0)
-        return no("NotEnoughPdb", "its pods need more disruptions than a budget allows");
+
+  // Whether it may go at all, settled before its pods are moved: a node that stays is room.
+  Ended MayGo() {
+    // An unready node's pods are not doing their work anyway.
+    if (!unready_) out_.lost = LostNodeTime(s_, g_, out_.to_evict, j_, j_.now);
+    if (std::string unpaid = UnpaidDisruption(out_.lost, j_); !unpaid.empty()) {
+      return Stays(kDisruptionNotPaidBack, std::move(unpaid));
     }
-  }
-  // An unready node's pods are not doing their work anyway.
-  if (!unready) out.lost = LostNodeTime(s, g, out.to_evict, j, j.now);
-  if (std::string unpaid = UnpaidDisruption(out.lost, j); !unpaid.empty()) {
-    return no(kDisruptionNotPaidBack, std::move(unpaid));
-  }
-  // Whether it may go at all is settled before its pods are moved: a node that stays is room.
-  if (std::optional<RemovalBudget::Refusal> refused = j.removals.Refuses(i)) {
-    return no(refused->reason, std::move(refused->detail));
-  }
-  if (!moving.empty() && !consolidating) {
-    if (j.drains_left == 0) return Deferred(i, j, std::move(out));
-    if (j.drains_left > 0) --j.drains_left;
-  }
-  out.unneeded_since = s.node->Marks().candidate_since.value_or(j.state.now);
-  // A node a replacement is for has been unneeded since the replacement was asked for: it
-  // only waited for the room the new node brings.
-  if (j.replacement != nullptr && j.replacement->Replaces(s.node->node.name)) {
-    out.unneeded_since = std::min(out.unneeded_since, j.replacement->asked_at);
-  }
-  const bool empty = out.to_evict.empty();
-  out.removed_now = !j.cooldown && out.unneeded_since + UnneededWait(s, j.state) <= j.now &&
-                    j.removals.MayStartNow(empty);
-  // A candidate the budget allows goes now or when its time comes: it takes its pods' new
-  // room and no pods of the nodes judged after it (a node that stays was refused above).
-  std::string why;
-  if (at >= 0 && !j.simulator.TryRemove(static_cast<size_t>(at), moving, &why)) {
-    out.removed_now = false;
-    auto warm = j.placeholders.find(j.simulator.last_unplaced());
-    if (warm != j.placeholders.end()) {
-      return no(kWarmCapacity,
-                absl::StrCat("it holds warm capacity of CapacityBuffer ",
-                             warm->second->capacity_buffer, " that no other node has room for"));
+    if (std::optional<RemovalBudget::Refusal> refused = j_.removals.Refuses(out_.node)) {
+      return Stays(refused->reason, std::move(refused->detail));
     }
-    out.replaceable = !unready && out.utilization.gpu_node && !j.simulator.Received(at) &&
-                      std::none_of(out.to_evict.begin(), out.to_evict.end(),
-                                   [](const PodPtr& p) { return p->spec.gang.has_value(); });
-    if (out.replaceable) {
-      out.lost_when_replaced =
-          LostNodeTime(s, g, out.to_evict, j, j.now + ReplacedDrainDelay(s, j.state));
+    if (!moving_.empty() && !consolidating_) {
+      if (j_.drains_left == 0) return Deferred();
+      if (j_.drains_left > 0) --j_.drains_left;
     }
-    return no("NoPlaceToMovePods", why);
+    return std::nullopt;
   }
-  j.removals.Take(i, out.removed_now, empty);
-  if (out.removed_now) j.budgets = std::move(left);
-  out.unneeded = true;
-  out.consolidated = consolidating;
-  return out;
-}
+
+  // Its pods moved in the simulation: a candidate the budget allows goes now or when its
+  // time comes, taking its pods' new room and no pods of the nodes judged after it.
+  NodeJudgement SimulateRemoval() {
+    out_.unneeded_since = s_.node->Marks().candidate_since.value_or(j_.state.now);
+    // A node a replacement is for has been unneeded since the replacement was asked for: it
+    // only waited for the room the new node brings.
+    if (j_.replacement != nullptr && j_.replacement->Replaces(s_.node->node.name)) {
+      out_.unneeded_since = std::min(out_.unneeded_since, j_.replacement->asked_at);
+    }
+    const bool empty = out_.to_evict.empty();
+    out_.removed_now = !j_.cooldown && out_.unneeded_since + UnneededWait(s_, j_.state) <= j_.now &&
+                       j_.removals.MayStartNow(empty);
+    std::string why;
+    if (at_ >= 0 && !j_.simulator.TryRemove(static_cast<size_t>(at_), moving_, &why)) {
+      out_.removed_now = false;
+      return NoPlaceForPods(std::move(why));
+    }
+    j_.removals.Take(out_.node, out_.removed_now, empty);
+    if (out_.removed_now) j_.budgets = std::move(budgets_left_);
+    out_.unneeded = true;
+    out_.consolidated = consolidating_;
+    return std::move(out_);
+  }
+
+  // Its pods fit on no node that stays: warm capacity it holds, or a node one new node might
+  // replace.
+  NodeJudgement NoPlaceForPods(std::string why) {
+    auto warm = j_.placeholders.find(j_.simulator.last_unplaced());
+    if (warm != j_.placeholders.end()) {
+      return Stays(kWarmCapacity,
+                   absl::StrCat("it holds warm capacity of CapacityBuffer ",
+                                warm->second->capacity_buffer, " that no other node has room for"));
+    }
+    out_.replaceable = !unready_ && out_.utilization.gpu_node && !j_.simulator.Received(at_) &&
+                       std::none_of(out_.to_evict.begin(), out_.to_evict.end(),
+                                    [](const PodPtr& p) { return p->spec.gang.has_value(); });
+    if (out_.replaceable) {
+      out_.lost_when_replaced =
+          LostNodeTime(s_, g_, out_.to_evict, j_, j_.now + ReplacedDrainDelay(s_, j_.state));
+    }
+    return Stays("NoPlaceToMovePods", std::move(why));
+  }
+
+  Judging& j_;
+  const NodeStatus& s_;
+  const ProviderGroup& g_;
+  const int at_;  // its place in the target snapshot, -1 when not there
+  const bool unready_;
+  bool consolidating_ = false;  // a busy node tried for consolidation
+  NodeJudgement out_;
+  std::vector<const PodSpec*> moving_;
+  std::vector<int> budgets_left_;  // the budgets' disruptions left if it goes
+};
 
 // Nodes being removed that still have pods to see off.
 int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
@@ -518,7 +575,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
     if (c != NodeCondition::kReady && c != NodeCondition::kUnready) continue;
     const std::string& name = state.nodes[i].node->node.name;
     const int drains_before = j.drains_left + j.consolidations_left;
-    NodeJudgement judged = Judge(i, j);
+    NodeJudgement judged = NodeJudge(i, j).Run();
     judged_now[i] = true;
     if (judged.deferred ||
         j.drains_left + j.consolidations_left == drains_before) {  // keeps when it was last judged
