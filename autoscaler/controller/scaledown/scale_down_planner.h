@@ -34,6 +34,7 @@
 #include "autoscaler/controller/cluster_view.h"
 #include "autoscaler/controller/controller_options.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/replacement_planner.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/cluster_snapshot.h"
@@ -101,22 +102,6 @@ struct ScaleDownClock {
   absl::Time last_scale_up = absl::InfinitePast();
   absl::Time last_delete = absl::InfinitePast();
   absl::Time last_failure = absl::InfinitePast();
-};
-
-// A new node asked for to replace others (replacement_planner.h), until they are gone. Nodes of
-// its group that registered since it was asked for are taken for it: they stay, and take the
-// replaced nodes' pods whatever their price per GPU, which is what they came for.
-struct PendingReplacement {
-  std::string group;
-  std::vector<std::string> replaced;  // node names
-  absl::Time asked_at;
-  absl::Time until;  // given up then: the new node is judged like any other
-  bool IsReplacementNode(const NodeStatus& s, const ClusterState& state) const {
-    return s.group >= 0 && state.groups[s.group].id() == group && s.node->created >= asked_at;
-  }
-  bool Replaces(const std::string& node) const {
-    return std::find(replaced.begin(), replaced.end(), node) != replaced.end();
-  }
 };
 
 // What the scale-down planner keeps from one loop to the next, handed in and taken back.

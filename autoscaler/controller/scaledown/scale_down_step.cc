@@ -39,6 +39,10 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
       clock.last_scale_up = std::max(clock.last_scale_up, s.node->created);
     }
   }
+  // A restart, or a new leader, carries on the replacement the last one began.
+  if (KeptReplacement recalled = replacement_store_.Recall(view); !kept_.replacement.has_value()) {
+    kept_.replacement = std::move(recalled.pending);
+  }
   EndReplacement(state, now);
   const ScaleDownPlan plan =
       planner_.Plan(view, state, pods_for_existing_nodes, placeholders, now, nodes, kept_);
@@ -70,6 +74,7 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
       now >= kept_.no_replacement_until) {
     StartReplacement(view, state, plan, groups, mig_layouts, nodes, now, report);
   }
+  (void)replacement_store_.Keep({kept_.replacement});  // a failure is tried again next loop
   result.gpu_use.assign(state.nodes.size(), -1);
   result.idle_cause.assign(state.nodes.size(), IdleCause::kOther);
   for (const NodeJudgement& j : plan.judged) {
@@ -123,14 +128,6 @@ void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState
     ahead.Expect(found->group, {found->mig_layout});
     (void)mig_store_.Keep(ahead);  // as scale-up: asked for even when this fails
   }
-  const absl::Status asked = groups.IncreaseSize(found->group, 1);
-  if (!asked.ok()) {
-    log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,
-                              " for a node failed: ", asked.message()));
-    kept_.clock.last_failure = now;  // a failed scale-down's cooldown
-    return;
-  }
-  if (!found->mig_layout.empty()) mig_layouts.Expect(found->group, {found->mig_layout});
   PendingReplacement pending{found->group, {}, now, now};
   absl::Duration wait;  // the longest unneeded time of the nodes replaced
   for (const ReplaceableNode& n : found->replaced) {
@@ -140,6 +137,15 @@ void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState
   }
   // Time for the new node to come, the replaced nodes' unneeded time, and their drains' start.
   pending.until = now + group->provider->options.max_node_provision_time + wait + kReplacementSlack;
+  (void)replacement_store_.Keep({pending});  // ahead of the ask, as the MIG book
+  const absl::Status asked = groups.IncreaseSize(found->group, 1);
+  if (!asked.ok()) {
+    log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,
+                              " for a node failed: ", asked.message()));
+    kept_.clock.last_failure = now;  // a failed scale-down's cooldown
+    return;
+  }
+  if (!found->mig_layout.empty()) mig_layouts.Expect(found->group, {found->mig_layout});
   kept_.replacement = std::move(pending);
   report.replacements.push_back(found->group);
   const std::string message =

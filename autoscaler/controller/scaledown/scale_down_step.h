@@ -22,8 +22,10 @@
 #include "autoscaler/controller/mig_layout_book.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
+#include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
+#include "autoscaler/controller/status_annotation_store.h"
 #include "base/log.h"
 
 namespace gpua {
@@ -51,6 +53,10 @@ class ScaleDownStep {
         mig_store_(mig_store),
         options_(options),
         log_(log),
+        replacement_store_(writer, options.status, log,
+                           {kReplacementAnnotation, "the replacement under way",
+                            "Replacement under way", "a replacement under way is not carried on",
+                            "a restart before it is written judges its new node idle"}),
         planner_(options.scale_down, options.limits),
         actuator_(writer, log, options.scale_down, options.status) {}
 
@@ -79,6 +85,7 @@ class ScaleDownStep {
   MigBookStore& mig_store_;
   const ControllerOptions& options_;
   LogSink& log_;
+  StatusAnnotationStore<KeptReplacement> replacement_store_;
   ScaleDownPlanner planner_;
   ScaleDownMemory kept_;  // what the planner keeps from loop to loop
   ScaleDownActuator actuator_;

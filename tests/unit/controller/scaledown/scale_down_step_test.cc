@@ -3,6 +3,8 @@
 #include "autoscaler/controller/scaledown/scale_down_step.h"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <memory>
 
 #include "tests/support/fake_cluster.h"
 #include "tests/support/fake_kube_writer.h"
@@ -23,8 +25,8 @@ struct StepFixture {
   ScaleDownResult Loop(absl::Time now, int nodes_added = 0) {
     LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
     nodes.BeginLoop(*in.view);
-    ScaleDownResult r = step.Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, mig_layouts,
-                                 nodes, now, report);
+    ScaleDownResult r = step->Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, mig_layouts,
+                                  nodes, now, report);
     for (NodePtr& n : source.view.nodes) {
       auto copy = std::make_shared<NodeObject>(*n);
       copy->node.taints.clear();
@@ -44,8 +46,29 @@ struct StepFixture {
   RunningNodeCache nodes;
   MigLayoutBook mig_layouts;
   ScaleDownReport report;
-  MigBookStore mig_store{writer, options.status, log};
-  ScaleDownStep step{writer, mig_store, log, options};
+  // A process's own: Restart() makes them anew.
+  std::unique_ptr<MigBookStore> mig_store =
+      std::make_unique<MigBookStore>(writer, options.status, log);
+  std::unique_ptr<ScaleDownStep> step =
+      std::make_unique<ScaleDownStep>(writer, *mig_store, log, options);
+
+  // A new process: its step and stores start empty, and its informers show the status
+  // ConfigMap as the old one left it.
+  void Restart() {
+    source.view.config_maps = {StatusConfigMap()};
+    step.reset();
+    mig_store = std::make_unique<MigBookStore>(writer, options.status, log);
+    step = std::make_unique<ScaleDownStep>(writer, *mig_store, log, options);
+  }
+  ConfigMapPtr StatusConfigMap(std::map<std::string, std::string> annotations = {}) const {
+    if (annotations.empty()) annotations = writer.config_maps.at(kStatus).annotations;
+    auto cm = std::make_shared<ConfigMapObject>();
+    cm->namespace_name = "kube-system";
+    cm->name = "cluster-autoscaler-status";
+    cm->annotations = Labels(annotations.begin(), annotations.end());
+    return cm;
+  }
+  static constexpr char kStatus[] = "kube-system/cluster-autoscaler-status";
 };
 
 TEST_CASE(
@@ -139,6 +162,48 @@ TEST_CASE("an H100 node serving one 1-GPU pod is replaced by one new L4 node, th
   CHECK(due.status.candidates_by_group.at("a100") == 1);
   CHECK(f.writer.evicted == std::vector<std::string>{"ml/serve-0"});
   CHECK(f.l4.increases.size() == 1);
+}
+
+constexpr char kKept[] = "gpu-autoscaler.io/replacement-under-way";
+
+TEST_CASE(
+    "a replacement begun before a restart is carried on: its new node stays and the H100 goes "
+    "when it would have",
+    "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.Loop(kNow);
+  REQUIRE(f.l4.increases.size() == 1);
+  CHECK_THAT(f.writer.config_maps.at(f.kStatus).annotations.at(kKept),
+             Catch::Contains(R"("group":"l4","replaced":["a100-0"])"));
+  f.Restart();
+  RegisterNode(f.source, f.l4, "l4-0", kNow + absl::Minutes(2));
+  const ScaleDownResult ready = f.Loop(kNow + absl::Minutes(3));
+  CHECK(ready.unremovable.at("ReplacingNodes") == 1);
+  CHECK_FALSE(f.writer.HasTaint("l4-0", "DeletionCandidateOfClusterAutoscaler"));
+  f.Loop(kNow + absl::Minutes(10));  // unneeded since the ask, before the restart
+  CHECK(f.writer.evicted == std::vector<std::string>{"ml/serve-0"});
+  CHECK(f.l4.increases.size() == 1);
+}
+
+TEST_CASE(
+    "a replacement the cloud refused is kept as none, and an unreadable one is said and "
+    "written over",
+    "[controller][scale-down][step][replacement]") {
+  ReplacementFixture f;
+  f.l4.failing["IncreaseSize"] = absl::ResourceExhaustedError("no L4 capacity in the zone");
+  f.Loop(kNow);
+  CHECK(f.writer.config_maps.at(f.kStatus).annotations.at(kKept) == "{}");  // ahead, then none
+
+  f.Restart();
+  f.source.view.config_maps = {f.StatusConfigMap({{kKept, R"({"group":"l4"})"}})};
+  f.l4.failing.clear();
+  f.Loop(kNow + absl::Minutes(1));
+  CHECK(
+      f.log.Contains("ConfigMap kube-system/cluster-autoscaler-status annotation "
+                     "gpu-autoscaler.io/replacement-under-way: replaced: expected a list"));
+  absl::StatusOr<KeptReplacement> now_kept =
+      KeptReplacement::FromJson(f.writer.config_maps.at(f.kStatus).annotations.at(kKept), "kept");
+  CHECK(now_kept.ok());
 }
 
 TEST_CASE("a replacement whose node never comes is given up, and its node judged like any other",
