@@ -12,6 +12,7 @@
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_reader.h"
 #include "kubeobjects/nodes.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua {
 namespace {
@@ -219,8 +220,9 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
 
 absl::Status SetNodeGroupOption(NodeGroupOptions& options, absl::string_view name,
                                 absl::string_view value, absl::string_view where) {
-  nlohmann::json v = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (v.is_discarded() || v.is_object() || v.is_array()) v = std::string(value);  // "5m"
+  absl::StatusOr<nlohmann::json> parsed = ParseJson(value, where);
+  nlohmann::json v = parsed.ok() ? *std::move(parsed) : nlohmann::json();
+  if (!parsed.ok() || v.is_object() || v.is_array()) v = std::string(value);  // "5m"
   const nlohmann::json object = {{std::string(name), v}};
   GPUA_ASSIGN_OR_RETURN(const NodeGroupOptions read,
                         ReadOptions(JsonReader(object, std::string(where))));
@@ -262,7 +264,7 @@ absl::Status SetWarmSetting(WarmSettings& warm, absl::string_view name, absl::st
 }
 
 absl::StatusOr<std::vector<NodeGroupConfig>> LoadNodeGroupFile(const std::string& path) {
-  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxConfigFileBytes));
   return ParseNodeGroupFile(text, path);
 }
 

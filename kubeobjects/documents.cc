@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -12,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua {
 namespace {
@@ -48,7 +50,13 @@ bool LooksFloat(absl::string_view s) {
   return i == s.size();
 }
 
-nlohmann::json PlainScalar(const std::string& s) {
+// A document that cannot be converted: the reason, with the place it names.
+struct NotConvertible {
+  YAML::Mark mark;
+  std::string why;
+};
+
+nlohmann::json PlainScalar(const std::string& s, const YAML::Mark& mark) {
   if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
@@ -58,7 +66,11 @@ nlohmann::json PlainScalar(const std::string& s) {
   }
   if (LooksFloat(s)) {
     double d;
-    if (absl::SimpleAtod(s, &d)) return d;
+    if (absl::SimpleAtod(s, &d)) {
+      // absl reads 1e400 as infinity, which every sum it meets would carry on as inf or nan.
+      if (!std::isfinite(d)) throw NotConvertible{mark, absl::StrCat("number ", s, " is out of range")};
+      return d;
+    }
   }
   return s;
 }
@@ -83,7 +95,14 @@ nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       nlohmann::json obj = nlohmann::json::object();
-      for (const auto& kv : node) obj[kv.first.Scalar()] = ToJson(kv.second, budget);
+      for (const auto& kv : node) {
+        const std::string& key = kv.first.Scalar();
+        // yaml-cpp keeps both; Kubernetes' reader refuses the document, and so do we.
+        if (obj.contains(key)) {
+          throw NotConvertible{kv.first.Mark(), absl::StrCat("key \"", key, "\" appears twice in one mapping")};
+        }
+        obj[key] = ToJson(kv.second, budget);
+      }
       return obj;
     }
     case YAML::NodeType::Sequence: {
@@ -93,7 +112,8 @@ nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget) {
     }
     case YAML::NodeType::Scalar:
       // A quoted scalar has the non-specific tag "!": always a string.
-      return node.Tag() == "!" ? nlohmann::json(node.Scalar()) : PlainScalar(node.Scalar());
+      return node.Tag() == "!" ? nlohmann::json(node.Scalar())
+                               : PlainScalar(node.Scalar(), node.Mark());
     default:
       return nullptr;
   }
@@ -148,6 +168,9 @@ absl::StatusOr<std::vector<nlohmann::json>> YamlDocuments(absl::string_view text
     return absl::InvalidArgumentError(absl::StrCat(source, ": more than ", ValueLimit(text),
                                                    " values in ", text.size(),
                                                    " bytes: aliases repeated past reason"));
+  } catch (const NotConvertible& e) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
+                                                   e.mark.column + 1, ": ", e.why));
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
                                                    e.mark.column + 1, ": ", e.msg));
@@ -161,29 +184,6 @@ void Flatten(nlohmann::json object, std::vector<nlohmann::json>* out) {
     return;
   }
   out->push_back(std::move(object));
-}
-
-// One JSON document, or several one after another (as `kubectl get -o json --watch` prints
-// them).
-absl::StatusOr<std::vector<nlohmann::json>> JsonDocuments(absl::string_view text,
-                                                          absl::string_view source) {
-  nlohmann::json whole = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (!whole.is_discarded()) return std::vector<nlohmann::json>{std::move(whole)};
-  std::vector<nlohmann::json> docs;
-  std::istringstream in{std::string(text)};
-  while ((in >> std::ws).peek() != std::char_traits<char>::eof()) {
-    // Exceptions only here, where nlohmann says where the text broke.
-    try {
-      nlohmann::json doc;
-      in >> doc;
-      docs.push_back(std::move(doc));
-    } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number too large
-      return absl::InvalidArgumentError(absl::StrCat(
-          source, ": invalid JSON",
-          docs.empty() ? "" : absl::StrCat(" in document ", docs.size() + 1), ": ", e.what()));
-    }
-  }
-  return docs;
 }
 
 }  // namespace
@@ -202,7 +202,7 @@ absl::StatusOr<std::vector<nlohmann::json>> ParseObjects(absl::string_view text,
   std::vector<nlohmann::json> docs;
   const absl::string_view trimmed = absl::StripLeadingAsciiWhitespace(text);
   if (absl::StartsWith(trimmed, "{") || absl::StartsWith(trimmed, "[")) {
-    GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> parsed, JsonDocuments(text, source));
+    GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> parsed, ParseJsonSequence(text, source));
     for (nlohmann::json& d : parsed) {
       if (d.is_array()) {
         for (auto& item : d) docs.push_back(std::move(item));

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::kube {
 
@@ -28,7 +29,7 @@ absl::StatusOr<std::map<std::string, nlohmann::json>> SimulatedNodeRegistrar::Ou
       "GET", absl::StrCat("/api/v1/nodes?labelSelector=",
                           QueryEscape(absl::StrCat(kSimulatedInstanceLabel, "=true"))));
   if (absl::Status s = Expect("listing nodes", res, {200}); !s.ok()) return s;
-  const nlohmann::json list = nlohmann::json::parse(res->body, nullptr, false);
+  const nlohmann::json list = ParseJson(res->body, "listing nodes").value_or(nlohmann::json());
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
     return absl::DataLossError("listing nodes: the answer is not a NodeList");
   }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua {
 
@@ -45,8 +46,10 @@ std::string MigLayoutBook::ToJson() const {
 
 absl::StatusOr<MigLayoutBook> MigLayoutBook::FromJson(const std::string& text,
                                                       const std::string& what) {
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  absl::StatusOr<nlohmann::json> read = ParseJson(text, what);
+  if (!read.ok()) return read.status();
+  const nlohmann::json& parsed = *read;
+  if (!parsed.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat(what, ": expected a JSON object of node group -> MIG layouts"));
   }

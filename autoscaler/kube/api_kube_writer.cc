@@ -5,6 +5,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::kube {
 namespace {
@@ -89,8 +90,8 @@ absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::strin
   for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     GPUA_ASSIGN_OR_RETURN(HttpResponse got, client_.Request("GET", path));
     if (got.status != 200) return HttpStatusError(what, got);
-    nlohmann::json object = nlohmann::json::parse(got.body, nullptr, false);
-    if (object.is_discarded() || !object.is_object()) {
+    nlohmann::json object = ParseJson(got.body, what).value_or(nlohmann::json());
+    if (!object.is_object()) {
       return absl::DataLossError(absl::StrCat(what, ": the server sent no object"));
     }
     if (!change(object)) return absl::OkStatus();  // nothing to do

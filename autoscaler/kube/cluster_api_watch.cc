@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::kube {
 namespace {
@@ -12,7 +13,7 @@ std::string DiscoverVersion(ApiClient& client, const std::string& group, LogSink
                             const std::string& fallback = "v1beta1") {
   absl::StatusOr<HttpResponse> res = client.Request("GET", absl::StrCat("/apis/", group));
   if (res.ok() && res->status == 200) {
-    const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
+    const nlohmann::json doc = ParseJson(res->body, group).value_or(nlohmann::json());
     if (doc.is_object() && doc.contains("preferredVersion") &&
         doc["preferredVersion"].is_object() && doc["preferredVersion"].contains("version") &&
         doc["preferredVersion"]["version"].is_string()) {

@@ -4,6 +4,7 @@
 #include "base/status_macros.h"
 #include "kubeobjects/api_time.h"
 #include "kubeobjects/lease.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::kube {
 
@@ -44,10 +45,9 @@ absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
     return absl::UnavailableError(
         absl::StrCat("get lease ", config_.lease_name, ": HTTP ", got.status));
   }
-  const nlohmann::json body = nlohmann::json::parse(got.body, nullptr, false);
-  if (body.is_discarded()) {
-    return absl::DataLossError(absl::StrCat("Lease ", config_.lease_name, ": not JSON"));
-  }
+  absl::StatusOr<nlohmann::json> read = ParseJson(got.body, absl::StrCat("Lease ", config_.lease_name));
+  if (!read.ok()) return absl::DataLossError(read.status().message());
+  const nlohmann::json& body = *read;
   GPUA_ASSIGN_OR_RETURN(LeaseObject lease, DecodeLease(JsonReader(body)));
   const std::string seen =
       absl::StrCat(lease.holder, "|", FormatMicroTime(lease.renew_time), "|", lease.transitions);

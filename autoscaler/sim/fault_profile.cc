@@ -172,7 +172,7 @@ absl::StatusOr<FaultProfile> ParseFaultProfile(absl::string_view text, absl::str
 
 absl::StatusOr<FaultProfile> LoadFaultProfile(const std::string& spec) {
   if (spec == "default") return DefaultFaultProfile();
-  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(spec));
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(spec, kMaxConfigFileBytes));
   return ParseFaultProfile(text, spec);
 }
 

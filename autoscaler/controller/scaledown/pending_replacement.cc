@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua {
 namespace {
@@ -43,8 +44,10 @@ std::string KeptReplacement::ToJson() const {
 
 absl::StatusOr<KeptReplacement> KeptReplacement::FromJson(const std::string& text,
                                                           const std::string& what) {
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
+  absl::StatusOr<nlohmann::json> read = ParseJson(text, what);
+  if (!read.ok()) return read.status();
+  const nlohmann::json& j = *read;
+  if (!j.is_object()) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": expected a JSON object"));
   }
   if (j.empty()) return KeptReplacement();

@@ -27,7 +27,8 @@ TEST_CASE("a broken kept replacement is an error naming the annotation and the f
   const std::string ok_times = R"("askedAt":"2026-12-01T10:00:00Z","until":"2026-12-01T10:30:00Z")";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"[]", "expected a JSON object"},
-      {"not json", "expected a JSON object"},
+      {"not json", "invalid JSON: parse error at line 1"},
+      {R"({"group":"l4","group":"h100"})", R"(key "group" appears twice)"},
       {R"({"replaced":["a"],)" + ok_times + "}", "group: expected a node group's id"},
       {R"({"group":"l4","replaced":[],)" + ok_times + "}", "replaced: expected a list"},
       {R"({"group":"l4","replaced":[3],)" + ok_times + "}", "replaced: every node name"},
