@@ -16,9 +16,10 @@ void ClusterConnectionFlags::AddTo(FlagSet& flags) {
 }
 
 absl::StatusOr<std::unique_ptr<kube::ApiClient>> ClusterConnectionFlags::Connect(
-    Clock& clock, std::string* server) const {
+    Clock& clock, std::string* server, LogSink& log) const {
   GPUA_ASSIGN_OR_RETURN(kube::RestConfig config,
                         kube::ResolveRestConfig(kubeconfig, context, kube::ProcessEnv));
+  for (const std::string& warning : config.warnings) log.Warning(warning);
   *server = config.server;
   kube::ClientOptions options;
   options.qps = qps;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "autoscaler/kube/api_client.h"
 #include "base/clock.h"
+#include "base/log.h"
 #include "base/flag_set.h"
 
 namespace gpua {
@@ -24,7 +25,9 @@ struct ClusterConnectionFlags {
   void AddTo(FlagSet& flags);
   // The client for the kubeconfig (else KUBECONFIG, ~/.kube/config, in-cluster); `server` is
   // set to the API server it talks to.
-  absl::StatusOr<std::unique_ptr<kube::ApiClient>> Connect(Clock& clock, std::string* server) const;
+  // Warnings of the kubeconfig's (insecure-skip-tls-verify) go to `log`.
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> Connect(Clock& clock, std::string* server,
+                                                           LogSink& log) const;
 };
 
 }  // namespace gpua

@@ -147,13 +147,36 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   return watch;
 }
 
+// SIGTERM ends the controller within its grace period whatever it waits on: once `stop` is
+// set the clients are cancelled, which kills a hung exec credential plugin and aborts requests
+// in flight. A loop cut short is as a restart mid-loop, which every step is written to survive.
+class ShutdownCanceller {
+ public:
+  ShutdownCanceller(const std::atomic<bool>& stop, std::vector<kube::ApiClient*> clients,
+                    Clock& clock)
+      : thread_([this, &stop, clients, &clock] {
+          // A signal handler can only set a flag, so the flag is polled, as the loop polls it.
+          while (!stop && !done_) clock.SleepFor(absl::Milliseconds(50));
+          if (!stop) return;
+          for (kube::ApiClient* c : clients) c->Cancel();
+        }) {}
+  ~ShutdownCanceller() {
+    done_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
 }  // namespace
 
 int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
                   const std::atomic<bool>& stop, const RunnerHooks& hooks) {
   const auto fail = [&](absl::string_view what, const absl::Status& s) {
     log.Error(absl::StrCat(what, ": ", s.message()));
-    return kExitFailure;
+    return ExitStatusForInput(s);
   };
   for (const std::string& note : c.notes) log.Warning(note);
   absl::StatusOr<std::unique_ptr<CloudProvider>> provider = MakeProvider(c, io.clock, log);
@@ -161,6 +184,7 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
   absl::StatusOr<kube::RestConfig> rest =
       kube::ResolveRestConfig(c.kubeconfig, "", kube::ProcessEnv);
   if (!rest.ok()) return fail("kubeconfig", rest.status());
+  for (const std::string& warning : rest->warnings) log.Warning(warning);
   kube::ClientOptions client_options;
   client_options.qps = c.kube_api_qps;
   client_options.burst = c.kube_api_burst;
@@ -173,6 +197,7 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
   absl::StatusOr<std::unique_ptr<kube::ApiClient>> lease_client =
       kube::ApiClient::Create(*rest, io.clock, client_options);
   if (!lease_client.ok()) return fail("Kubernetes client", lease_client.status());
+  ShutdownCanceller canceller(stop, {client->get(), lease_client->get()}, io.clock);
 
   Wakeups wakeups(c.controller.scan_interval);
   kube::ClusterWatch watch(**client, io.clock, WatchOptions(c, io.clock, log, wakeups));

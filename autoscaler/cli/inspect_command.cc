@@ -17,6 +17,7 @@
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/documents.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua {
 namespace {
@@ -132,7 +133,7 @@ void AddStatus(kube::ApiClient& client, const InspectFlags& f, nlohmann::json& r
                                                           : absl::StrCat(": HTTP ", res->status));
     return;
   }
-  const nlohmann::json cm = nlohmann::json::parse(res->body, nullptr, false);
+  const nlohmann::json cm = ParseJson(res->body, what).value_or(nlohmann::json());
   const std::string text = cm.is_object() && cm.contains("data") && cm["data"].contains("status") &&
                                    cm["data"]["status"].is_string()
                                ? cm["data"]["status"].get<std::string>()
@@ -158,7 +159,7 @@ struct Connection {
 absl::StatusOr<Connection> Connect(const InspectFlags& f, const CommandIo& io, LogSink& log,
                                    const std::function<void(const std::string&)>& change) {
   Connection c;
-  GPUA_ASSIGN_OR_RETURN(c.client, f.cluster.Connect(io.clock, &c.server));
+  GPUA_ASSIGN_OR_RETURN(c.client, f.cluster.Connect(io.clock, &c.server, log));
   kube::ClusterWatchOptions watch;
   watch.budgets = watch.daemonsets = watch.workloads = false;
   watch.reflector.log = &log;
@@ -222,10 +223,13 @@ int RunInspectCommand(const CommandArgs& args, const CommandIo& io) {
   absl::StatusOr<Connection> cluster = Connect(f, io, log, change);
   if (!cluster.ok()) {
     io.err << "gpu-autoscaler inspect: " << cluster.status().message() << "\n";
-    return kExitFailure;
+    return ExitStatusForInput(cluster.status());
   }
   cluster->watch->Start();
   if (!cluster->watch->WaitForSync(f.sync_timeout)) {
+    // The lists still under way (or an exec plugin still running) end now, not at their own
+    // deadlines: --sync-timeout bounds the whole connect.
+    cluster->client->Cancel();
     io.err << "gpu-autoscaler inspect: could not list nodes and pods from " << cluster->server
            << " within " << absl::FormatDuration(f.sync_timeout) << "\n";
     return kExitFailure;

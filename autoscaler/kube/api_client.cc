@@ -14,10 +14,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "autoscaler/kube/exec_credential_plugin.h"
 #include "base/file.h"
 #include "base/status_macros.h"
 #include "kubeobjects/api_time.h"
 #include "kubeobjects/json_reader.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::kube {
 
@@ -51,45 +53,6 @@ void GlobalInit() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-// Runs an exec credential plugin and returns what it printed. The plugin's environment is
-// ours plus the config's entries.
-absl::StatusOr<std::string> RunPlugin(const ExecPlugin& plugin, absl::Duration timeout,
-                                      const Clock& clock) {
-  int out[2];
-  if (pipe(out) != 0) return absl::InternalError("exec plugin: pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError("exec plugin: fork failed");
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    for (const auto& [name, value] : plugin.env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(plugin.command.c_str()));
-    for (const std::string& a : plugin.args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execvp(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string output;
-  std::array<char, 4096> buffer;
-  const absl::Time deadline = clock.Now() + timeout;
-  ssize_t n;
-  while ((n = read(out[0], buffer.data(), buffer.size())) > 0 && clock.Now() < deadline) {
-    output.append(buffer.data(), static_cast<size_t>(n));
-  }
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::UnauthenticatedError(absl::StrCat("exec plugin ", plugin.command, " failed (exit ",
-                                                   WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                                                   ")"));
-  }
-  return output;
-}
-
 absl::Time FileModified(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return absl::InfinitePast();
@@ -105,6 +68,7 @@ struct StreamState {
   CURL* curl;
   const std::function<bool(absl::string_view)>* on_line;
   const std::atomic<bool>* stop;
+  const std::atomic<bool>* cancelled;  // the client's: shutting down
   std::string pending;
   std::string* error_body;
   bool stopped = false;
@@ -133,11 +97,17 @@ size_t StreamBody(char* data, size_t size, size_t count, void* user) {
 
 int StreamProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* s = static_cast<StreamState*>(user);
+  if (s->cancelled->load()) return 1;  // an error: the caller is going away
   if (s->stop != nullptr && s->stop->load()) {
     s->stopped = true;
     return 1;
   }
   return 0;
+}
+
+// An ordinary request ends early only when the client is cancelled.
+int CancelProgress(void* cancelled, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::atomic<bool>*>(cancelled)->load() ? 1 : 0;
 }
 
 }  // namespace
@@ -246,7 +216,7 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
   if (!config_.token_file.empty()) {
     const absl::Time modified = FileModified(config_.token_file);
     absl::MutexLock lock(&c.mu);
-    if (modified != c.file_modified) {  // rotated: read it again
+    if (modified != c.file_modified || c.file_token.empty()) {  // rotated, or never read
       absl::StatusOr<std::string> token = ReadFile(config_.token_file);
       if (!token.ok()) {
         if (!c.file_token.empty()) return c.file_token;  // keep the last good one
@@ -260,15 +230,14 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
   if (config_.exec.has_value()) {
     absl::MutexLock lock(&c.mu);
     if (!c.exec_token.empty() && clock_.Now() < c.exec_expiry) return c.exec_token;
-    GPUA_ASSIGN_OR_RETURN(std::string out, RunPlugin(*config_.exec, options_.timeout, clock_));
-    const nlohmann::json cred = nlohmann::json::parse(out, nullptr, false);
+    GPUA_ASSIGN_OR_RETURN(std::string out, RunExecCredentialPlugin(*config_.exec, options_.timeout, clock_, cancelled_));
+    absl::StatusOr<nlohmann::json> read =
+        ParseJson(out, absl::StrCat("exec plugin ", config_.exec->command, ": output"));
+    if (!read.ok()) return absl::UnauthenticatedError(read.status().message());
+    const nlohmann::json& cred = *read;
     const JsonReader status =
         JsonReader(cred, absl::StrCat("exec plugin ", config_.exec->command, ": ExecCredential "))
             .Field("status");
-    if (cred.is_discarded()) {
-      return absl::UnauthenticatedError(
-          absl::StrCat("exec plugin ", config_.exec->command, ": output is not JSON"));
-    }
     absl::StatusOr<std::string> token = status.Field("token").String();
     if (!token.ok() || token->empty()) {
       return absl::UnauthenticatedError(
@@ -343,6 +312,7 @@ class Call {
     if (code == CURLE_OK || (answered_is_enough && status != 0)) return status;
     const std::string what = absl::StrCat(method_, " ", url_, ": ", curl_easy_strerror(code));
     if (code == CURLE_OPERATION_TIMEDOUT) return absl::DeadlineExceededError(what);
+    if (code == CURLE_ABORTED_BY_CALLBACK) return absl::CancelledError(what);
     return absl::UnavailableError(what);
   }
 
@@ -359,10 +329,13 @@ class Call {
 
 }  // namespace
 
+void ApiClient::Cancel() { cancelled_ = true; }
+
 absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::string_view path,
                                                 absl::string_view body,
                                                 absl::string_view content_type,
                                                 absl::Duration timeout) {
+  if (cancelled_) return absl::CancelledError(absl::StrCat(method, " ", path, ": shutting down"));
   GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
   limiter_.Wait();
   CURL* handle = credentials_->TakeHandle();
@@ -372,6 +345,9 @@ absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::
   HttpResponse response;
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(call.curl(), CURLOPT_XFERINFOFUNCTION, CancelProgress);
+  curl_easy_setopt(call.curl(), CURLOPT_XFERINFODATA, &cancelled_);
+  curl_easy_setopt(call.curl(), CURLOPT_NOPROGRESS, 0L);
   if (!body.empty()) call.Body(body, content_type);
   GPUA_ASSIGN_OR_RETURN(response.status, call.Perform());
   return response;
@@ -381,12 +357,13 @@ absl::StatusOr<long> ApiClient::Stream(absl::string_view path,
                                        const std::function<bool(absl::string_view)>& on_line,
                                        const std::atomic<bool>* stop, absl::Duration timeout,
                                        std::string* error_body) {
+  if (cancelled_) return absl::CancelledError(absl::StrCat("GET ", path, ": shutting down"));
   GPUA_ASSIGN_OR_RETURN(std::string token, BearerToken());
   limiter_.Wait();
   CURL* handle = credentials_->TakeHandle();
   absl::Cleanup give_back = [&] { credentials_->ReturnHandle(handle); };
   Call call(config_, options_, handle, credentials_->share, token, "GET", path, timeout);
-  StreamState state{call.curl(), &on_line, stop, "", error_body};
+  StreamState state{call.curl(), &on_line, stop, &cancelled_, "", error_body};
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, StreamBody);
   curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(call.curl(), CURLOPT_XFERINFOFUNCTION, StreamProgress);

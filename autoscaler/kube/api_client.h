@@ -81,6 +81,11 @@ class ApiClient {
 
   const RestConfig& config() const { return config_; }
 
+  // Ends what is under way and refuses what comes (a running exec plugin is killed, a request
+  // or watch in flight is aborted), so a program that is stopping never waits on the server or
+  // a credential plugin. For shutdown: there is no undoing it.
+  void Cancel();
+
  private:
   struct Credentials;
   absl::StatusOr<std::string> BearerToken();
@@ -90,6 +95,7 @@ class ApiClient {
   ClientOptions options_;
   RateLimiter limiter_;
   std::unique_ptr<Credentials> credentials_;
+  std::atomic<bool> cancelled_{false};
 };
 
 }  // namespace gpua::kube

@@ -98,6 +98,12 @@ absl::StatusOr<RestConfig> ReadKubeconfig(const JsonReader& root, const Material
   GPUA_ASSIGN_OR_RETURN(c.insecure_skip_tls_verify,
                         cluster.Field("insecure-skip-tls-verify").Bool());
   GPUA_ASSIGN_OR_RETURN(c.tls_server_name, cluster.Field("tls-server-name").String());
+  if (c.insecure_skip_tls_verify) {
+    c.warnings.push_back(absl::StrCat(
+        "cluster ", cluster_name,
+        ": insecure-skip-tls-verify is set: the API server's certificate is not checked, so "
+        "anyone on the path can read and answer as the cluster"));
+  }
 
   if (!user_name.empty()) {
     GPUA_ASSIGN_OR_RETURN(JsonReader user_entry, Named(root, "users", user_name));
@@ -105,6 +111,15 @@ absl::StatusOr<RestConfig> ReadKubeconfig(const JsonReader& root, const Material
     GPUA_ASSIGN_OR_RETURN(c.token, user.Field("token").String());
     GPUA_ASSIGN_OR_RETURN(std::string token_file, user.Field("tokenFile").String());
     c.token_file = files.Resolve(token_file);
+    // Read once now: a missing file would otherwise be a request without a token, and every
+    // answer a 401 that names nothing.
+    if (!c.token_file.empty()) {
+      absl::StatusOr<std::string> token = ReadFile(c.token_file);
+      if (!token.ok()) return user.Field("tokenFile").Error(token.status().message());
+      if (absl::StripAsciiWhitespace(*token).empty()) {
+        return user.Field("tokenFile").Error(absl::StrCat(c.token_file, ": empty"));
+      }
+    }
     GPUA_ASSIGN_OR_RETURN(c.client_cert_pem,
                           files.Read(user, "client-certificate", "client-certificate-data"));
     GPUA_ASSIGN_OR_RETURN(c.client_key_pem, files.Read(user, "client-key", "client-key-data"));
@@ -121,7 +136,7 @@ absl::StatusOr<RestConfig> ReadKubeconfig(const JsonReader& root, const Material
 }  // namespace
 
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context) {
-  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxConfigFileBytes));
   return ParseKubeconfig(text, path, context);
 }
 
@@ -135,6 +150,7 @@ absl::StatusOr<RestConfig> ParseKubeconfig(absl::string_view text, const std::st
         absl::StrCat("kubeconfig ", path, ": ", config.status().message()));
   }
   config->source = absl::StrCat("kubeconfig ", path);
+  for (std::string& w : config->warnings) w = absl::StrCat(config->source, ": ", w);
   return config;
 }
 

@@ -36,6 +36,8 @@ struct RestConfig {
   std::optional<ExecPlugin> exec;
   std::string namespace_name = "default";
   std::string source;  // where this came from, for messages
+  // What is allowed but unsafe (insecure-skip-tls-verify), for the caller to log at start.
+  std::vector<std::string> warnings;
 };
 
 // Reads a kubeconfig; `context` empty means its current-context. Errors name the file, the

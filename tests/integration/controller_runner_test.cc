@@ -22,6 +22,7 @@
 #include "tests/support/config_files.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/temp_file.h"
 
 namespace gpua::testing {
 namespace {
@@ -261,6 +262,44 @@ TEST_CASE(
   // Removed only once its 3s idle timeout had passed, and in the first loop after it did.
   CHECK(ran[removal].start - ran[first_unneeded].start >= absl::Seconds(3));
   CHECK(ran[removal - 1].start - ran[first_unneeded].start < absl::Seconds(3));
+}
+
+TEST_CASE("SIGTERM ends the controller while its exec credential plugin hangs",
+          "[controller][runner][shutdown]") {
+  // The plugin never answers: every request, the lease's first, waits on it.
+  const std::string kubeconfig = WriteTempFile("hung-exec.kubeconfig", R"(
+apiVersion: v1
+kind: Config
+current-context: hung
+contexts: [{name: hung, context: {cluster: local, user: plugin}}]
+clusters: [{name: local, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: plugin, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: sleep, args: ["3600"]}}}]
+)");
+  const std::string groups = WriteTempFile("hung-exec-groups.yaml", kGroups);
+  bool help = false;
+  std::string usage;
+  absl::StatusOr<ControllerConfig> config = ParseControllerFlags(
+      {"--kubeconfig=" + kubeconfig, "--cloud-provider=simulated", "--cloud-config=" + groups,
+       "--address=127.0.0.1:0"},
+      &help, &usage);
+  REQUIRE(config.ok());
+  RealClock clock;
+  std::atomic<bool> stop{false}, returned{false};
+  MemoryLogSink log;
+  std::thread controller([&] {
+    std::ostringstream out, err;
+    RunController(*config, {out, err, clock}, log, stop);
+    returned = true;
+  });
+  clock.SleepFor(absl::Seconds(1));  // campaigning, inside the plugin
+  stop = true;                       // as the SIGTERM handler does
+  // The plugin's own deadline is 30s: returning well before it shows it was killed.
+  const bool ended = Eventually([&] { return returned.load(); }, absl::Seconds(10));
+  if (!ended) {
+    controller.detach();  // let the run report the hang rather than wait on it
+    FAIL("the controller was still running 10s after SIGTERM");
+  }
+  controller.join();
 }
 
 }  // namespace

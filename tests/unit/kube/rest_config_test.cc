@@ -114,6 +114,39 @@ TEST_CASE("a broken kubeconfig names the file, the entry and the field", "[kube]
   CHECK_THAT(error("clusters: []\n"), Catch::Contains("current-context: not set"));
 }
 
+TEST_CASE("a tokenFile that cannot be read is an error naming the field, not silent 401s",
+          "[kube][config]") {
+  TempDir dir;
+  auto missing = LoadKubeconfig(
+      dir.Write("config", Kubeconfig(", tokenFile: /nonexistent-gpua/token")), "");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(std::string(missing.status().message()),
+             Catch::Contains("users[0].user.tokenFile: /nonexistent-gpua/token: cannot open"));
+  dir.Write("empty-token", "\n");
+  auto empty = LoadKubeconfig(dir.Write("config", Kubeconfig(", tokenFile: empty-token")), "");
+  REQUIRE_FALSE(empty.ok());
+  CHECK_THAT(std::string(empty.status().message()), Catch::Contains("empty-token: empty"));
+  dir.Write("token", "rotated\n");
+  auto good = LoadKubeconfig(dir.Write("config", Kubeconfig(", tokenFile: token")), "");
+  REQUIRE(good.ok());
+  CHECK(good->token_file == (dir.path / "token").string());
+}
+
+TEST_CASE("insecure-skip-tls-verify is honoured with a warning that names the cluster",
+          "[kube][config]") {
+  TempDir dir;
+  std::string text = Kubeconfig();
+  const std::string server = "server: https://10.0.0.1:6443";
+  text.replace(text.find(server), server.size(), server + "\n    insecure-skip-tls-verify: true");
+  auto c = LoadKubeconfig(dir.Write("config", text), "");
+  REQUIRE(c.ok());
+  CHECK(c->insecure_skip_tls_verify);
+  REQUIRE(c->warnings.size() == 1);
+  CHECK_THAT(c->warnings[0], Catch::Contains("config: cluster prod-cluster: insecure-skip-tls-verify "
+                                             "is set: the API server's certificate is not checked"));
+  CHECK(LoadKubeconfig(dir.Write("config", Kubeconfig()), "")->warnings.empty());
+}
+
 TEST_CASE("in a pod: the service account's token, CA and namespace", "[kube][config]") {
   TempDir dir;
   dir.Write("token", "eyJ.token\n");
