@@ -62,19 +62,25 @@ void FlagSet::AddDouble(const std::string& name, double* target, std::string hel
 void FlagSet::AddDuration(const std::string& name, absl::Duration* target, std::string help) {
   Add({name, "duration", absl::FormatDuration(*target), std::move(help),
        [this, name, target](absl::string_view v) {
-         if (!absl::ParseDuration(v, target)) {
-           return BadValue(command_, name, v, "a duration such as 30s, 10m or 1h30m");
+         absl::Duration d;
+         // No setting here means a negative time, and "inf" is a typo, not a setting.
+         if (!absl::ParseDuration(v, &d) || d < absl::ZeroDuration() ||
+             d == absl::InfiniteDuration()) {
+           return BadValue(command_, name, v, "a duration of 0 or more, such as 30s, 10m or 1h30m");
          }
+         *target = d;
          return absl::OkStatus();
        }});
 }
 
 void FlagSet::AddStringList(const std::string& name, std::vector<std::string>* target,
                             std::string help) {
-  Add({name, "string (repeatable)", "", std::move(help), [target](absl::string_view v) {
-         target->emplace_back(v);
-         return absl::OkStatus();
-       }});
+  Flag f{name, "string (repeatable)", "", std::move(help), [target](absl::string_view v) {
+            target->emplace_back(v);
+            return absl::OkStatus();
+          }};
+  f.repeatable = true;
+  Add(std::move(f));
 }
 
 void FlagSet::AddRefused(const std::string& name, std::string type, std::string why) {
@@ -108,6 +114,7 @@ void FlagSet::AddBoolFixed(const std::string& name, bool supported, std::string 
 void FlagSet::AddNoEffect(const std::string& name, std::string type, std::string why) {
   Flag f{name,    std::move(type), "", absl::StrCat("accepted, no effect: ", why),
          nullptr, Kind::kNoEffect};
+  f.repeatable = true;  // nothing to disagree about
   f.set = [this, name, why](absl::string_view v) {
     noted_.push_back(absl::StrCat("--", name, "=", v, " has no effect: ", why));
     return absl::OkStatus();
@@ -164,8 +171,20 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
             absl::StrCat(command_, ": flag --", name, " needs a value"));
       }
     }
+    // Go's flag package keeps the last of two values; a second value is more often a
+    // forgotten first (a patch appended to a manifest's args) than a choice, so say so.
+    if (!flag->repeatable) {
+      auto earlier = std::find_if(given_values_.begin(), given_values_.end(),
+                                  [&](const auto& g) { return g.first == name; });
+      if (earlier != given_values_.end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            command_, ": flag --", name, " is given twice (\"", earlier->second, "\" and \"",
+            *value, "\"): give it once"));
+      }
+    }
     if (absl::Status s = flag->set(*value); !s.ok()) return s;
     given_.emplace_back(name);
+    given_values_.emplace_back(std::string(name), std::string(*value));
   }
   return positional;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,7 @@ class FlagSet {
   void AddBool(const std::string& name, bool* target, std::string help);
   void AddInt(const std::string& name, int64_t* target, std::string help);
   void AddDouble(const std::string& name, double* target, std::string help);
+  // A duration of 0 or more, finite: no setting means a negative or endless time.
   void AddDuration(const std::string& name, absl::Duration* target, std::string help);
   // A flag that may be given several times; each value is appended.
   void AddStringList(const std::string& name, std::vector<std::string>* target, std::string help);
@@ -39,9 +41,11 @@ class FlagSet {
   const std::vector<std::string>& noted() const { return noted_; }
   // Whether a flag was given on the command line (not left at its default).
   bool Given(absl::string_view name) const;
+  const std::vector<std::string>& given() const { return given_; }
 
   // Sets the flags found in `args` and returns the remaining positional arguments. An
-  // unknown flag or a bad value is an error that names the flag. `-h`/`--help` set help().
+  // unknown flag, a bad value or a flag other than a list given twice is an error that names
+  // the flag. `-h`/`--help` set help().
   absl::StatusOr<std::vector<std::string>> Parse(const std::vector<std::string>& args);
   bool help() const { return help_; }
   const std::string& command() const { return command_; }
@@ -58,6 +62,7 @@ class FlagSet {
     std::string help;
     std::function<absl::Status(absl::string_view)> set;
     Kind kind = Kind::kNormal;
+    bool repeatable = false;  // a list; any other flag given twice is refused
   };
   const Flag* Find(absl::string_view name) const;
   void Add(Flag flag);
@@ -67,6 +72,7 @@ class FlagSet {
   bool help_ = false;
   std::vector<std::string> noted_;
   std::vector<std::string> given_;
+  std::vector<std::pair<std::string, std::string>> given_values_;  // name, value, in order
 };
 
 }  // namespace gpua

@@ -2,6 +2,17 @@
 
 namespace gpua {
 
+int ExitStatusForInput(const absl::Status& error) {
+  switch (error.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kNotFound:
+    case absl::StatusCode::kFailedPrecondition:  // in-cluster settings missing, an empty token
+      return kExitUsage;
+    default:
+      return kExitFailure;
+  }
+}
+
 std::optional<int> ParseFlagsOrExit(FlagSet& flags, const CommandArgs& args,
                                     absl::string_view usage, const CommandIo& io,
                                     std::vector<std::string>* positional) {

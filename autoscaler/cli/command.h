@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "base/clock.h"
 #include "base/flag_set.h"
@@ -20,10 +21,17 @@ struct CommandIo {
   Clock& clock;
 };
 
-// Exit statuses: the work succeeded, the work failed (or found problems), a usage error.
+// Exit statuses, the same for the controller and every subcommand (docs/exit-codes in the
+// README): the work succeeded; the work failed (a cluster or plugin that does not answer or
+// answers wrong, checks that found problems, an invariant broken); what was given cannot be
+// used (a flag, an argument, or a file one names: missing, unreadable or malformed).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+
+// The status for an error met while reading what was given, before any work: the input's
+// fault (2) when the error says so (malformed, or a file that is not there), else 1.
+int ExitStatusForInput(const absl::Status& error);
 
 using CommandArgs = std::vector<std::string>;
 

@@ -6,7 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "autoscaler/cli/listen_address.h"
 #include "base/status_macros.h"
+#include "estimator/expander.h"
 #include "cloudproviders/provider_registry.h"
 
 namespace gpua {
@@ -296,6 +298,39 @@ void AddCompatibilityFlags(FlagSet& f) {
   for (const NoEffect& n : no_effect) f.AddNoEffect(n.name, n.type, n.why);
 }
 
+// Every name in the chain known, checked at start rather than in the first loop that needs it.
+absl::Status CheckExpander(const std::string& chain) {
+  if (absl::Status s = MakeExpanderChain(chain, {}).status(); !s.ok()) {
+    return Bad("expander", chain,
+               absl::StrCat("a comma-separated chain of cheapest-equal, least-waste, price, "
+                            "priority, most-pods, least-nodes, random (", s.message(), ")"));
+  }
+  return absl::OkStatus();
+}
+
+// client-go's rules, which cluster-autoscaler applies at start: a leader must be able to renew
+// (with jitter) before its deadline, and give up before its lease can pass to another.
+absl::Status CheckLeaderElection(const ControllerConfig& c) {
+  if (!c.leader_elect) return absl::OkStatus();
+  const kube::LeaderElectionConfig& l = c.leader_election;
+  const auto text = [](absl::Duration d) { return absl::FormatDuration(d); };
+  if (l.retry_period <= absl::ZeroDuration()) {
+    return Bad("leader-elect-retry-period", text(l.retry_period), "a positive duration");
+  }
+  if (l.lease_duration <= l.renew_deadline) {
+    return Bad("leader-elect-lease-duration", text(l.lease_duration),
+               absl::StrCat("more than --leader-elect-renew-deadline (", text(l.renew_deadline),
+                            ")"));
+  }
+  constexpr double kJitterFactor = 1.2;  // client-go's JitterFactor
+  if (l.renew_deadline <= kJitterFactor * l.retry_period) {
+    return Bad("leader-elect-renew-deadline", text(l.renew_deadline),
+               absl::StrCat("more than 1.2 times --leader-elect-retry-period (",
+                            text(l.retry_period), ")"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   ControllerOptions& o = c.controller;
   const ProviderRegistry& providers = ProviderRegistry::Builtin();
@@ -306,10 +341,20 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
     return absl::InvalidArgumentError(absl::StrCat(kCommand, ": flag ", s.message()));
   }
   c.auto_discovery = r.auto_discovery;
+  GPUA_RETURN_IF_ERROR(CheckExpander(o.scale_up.expander));
+  GPUA_RETURN_IF_ERROR(CheckLeaderElection(c));
+  if (absl::Status s = ListenPort(c.address).status(); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(kCommand, ": ", s.message()));
+  }
   if (r.estimator != "binpacking") return Bad("estimator", r.estimator, "binpacking");
   if (r.lock != "leases") return Bad("leader-elect-resource-lock", r.lock, "leases");
   for (const std::string& n : r.nodes) {
     GPUA_ASSIGN_OR_RETURN(NodeGroupLimits limits, ParseNodes(n));
+    for (const NodeGroupLimits& earlier : o.node_groups) {
+      if (earlier.id == limits.id) {
+        return Bad("nodes", n, absl::StrCat("one --nodes per group; ", limits.id, " is named twice"));
+      }
+    }
     o.node_groups.push_back(std::move(limits));
   }
   GPUA_ASSIGN_OR_RETURN(o.limits.cores, ParseMinMax("cores-total", r.cores_total));

@@ -119,7 +119,9 @@ struct EstimateInput {
 absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& err) {
   EstimateInput in;
   GPUA_ASSIGN_OR_RETURN(in.groups, LoadNodeGroupFile(f.node_groups_file));
-  GPUA_ASSIGN_OR_RETURN(const std::string text, ReadFile(f.pods_file));
+  // Pending pods are a few thousand at most; a quarter of a gigabyte is a wrong file.
+  constexpr int64_t kMaxPodsFileBytes = int64_t{256} << 20;
+  GPUA_ASSIGN_OR_RETURN(const std::string text, ReadFile(f.pods_file, kMaxPodsFileBytes));
   GPUA_ASSIGN_OR_RETURN(const std::vector<nlohmann::json> objects, ParseObjects(text, f.pods_file));
   for (const nlohmann::json& o : objects) {
     if (!IsPodObject(o) || !IsPending(o)) continue;
@@ -177,7 +179,7 @@ int RunEstimateCommand(const CommandArgs& args, const CommandIo& io) {
   absl::StatusOr<EstimateInput> in = LoadInput(f, io.err);
   if (!in.ok()) {
     io.err << "gpu-autoscaler estimate: " << in.status().message() << "\n";
-    return kExitFailure;
+    return ExitStatusForInput(in.status());
   }
   const absl::Time start = io.clock.Now();
   const ScaleUpPlan plan = Plan(*in, f, **expander);

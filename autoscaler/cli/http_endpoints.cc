@@ -4,19 +4,15 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "autoscaler/cli/listen_address.h"
+#include "base/status_macros.h"
 
 namespace gpua {
 
 absl::StatusOr<std::unique_ptr<HttpEndpoints>> HttpEndpoints::Start(const std::string& address,
                                                                     Handlers handlers) {
-  const size_t colon = address.rfind(':');
-  int port = 0;
-  if (colon == std::string::npos || !absl::SimpleAtoi(address.substr(colon + 1), &port) ||
-      port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--address \"", address, "\": expected host:port, e.g. :8085"));
-  }
-  std::string host = address.substr(0, colon);
+  GPUA_ASSIGN_OR_RETURN(const int port, ListenPort(address));
+  std::string host = address.substr(0, address.rfind(':'));
   if (host.empty()) host = "0.0.0.0";
   auto endpoints = std::make_unique<HttpEndpoints>();
   endpoints->server_ = std::make_unique<httplib::Server>();

@@ -1,6 +1,8 @@
 #include "cloudproviders/externalgrpc/cloud_config.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/strip.h"
 #include "base/file.h"
 #include "base/status_macros.h"
@@ -21,11 +23,31 @@ absl::StatusOr<std::string> ReadPem(const JsonReader& r) {
   return pem;
 }
 
+// gRPC reads a port it cannot hold modulo 65536 (99999 dials 34463): refused here instead.
+absl::Status CheckPort(absl::string_view address, const JsonReader& field) {
+  if (absl::StartsWith(address, "unix:")) return absl::OkStatus();
+  absl::ConsumePrefix(&address, "dns:///");
+  absl::ConsumePrefix(&address, "ipv4:");
+  absl::ConsumePrefix(&address, "ipv6:");
+  const size_t bracket = address.rfind(']');
+  const size_t colon = address.rfind(':');
+  if (colon == absl::string_view::npos || (bracket != absl::string_view::npos && colon < bracket)) {
+    return field.Error("needs a port (host:port)");
+  }
+  int port = 0;
+  if (!absl::SimpleAtoi(address.substr(colon + 1), &port) || port < 1 || port > 65535) {
+    return field.Error(absl::StrCat("port \"", address.substr(colon + 1),
+                                    "\" is not a port: expected 1 to 65535"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ExternalGrpcConfig> ReadConfig(const JsonReader& root) {
   GPUA_RETURN_IF_ERROR(root.RejectUnknown({"address", "cert", "key", "cacert", "grpc_timeout"}));
   ExternalGrpcConfig c;
   GPUA_ASSIGN_OR_RETURN(c.address, root.Field("address").String());
   if (c.address.empty()) return root.Field("address").Error("required (host:port)");
+  GPUA_RETURN_IF_ERROR(CheckPort(c.address, root.Field("address")));
   GPUA_ASSIGN_OR_RETURN(c.cert_pem, ReadPem(root.Field("cert")));
   GPUA_ASSIGN_OR_RETURN(c.key_pem, ReadPem(root.Field("key")));
   GPUA_ASSIGN_OR_RETURN(c.ca_pem, ReadPem(root.Field("cacert")));
@@ -71,7 +93,7 @@ absl::StatusOr<ExternalGrpcConfig> ParseExternalGrpcConfig(absl::string_view tex
 }
 
 absl::StatusOr<ExternalGrpcConfig> LoadExternalGrpcConfig(const std::string& path) {
-  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxConfigFileBytes));
   return ParseExternalGrpcConfig(text, path);
 }
 

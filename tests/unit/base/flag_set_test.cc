@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/str_cat.h"
+
 namespace gpua {
 namespace {
 
@@ -41,8 +43,10 @@ TEST_CASE("a boolean takes its value only after '='", "[flags]") {
   REQUIRE(rest.ok());
   CHECK(f.dry_run);
   CHECK(*rest == std::vector<std::string>{"false"});
-  REQUIRE(f.set.Parse({"--dry-run=false"}).ok());
-  CHECK_FALSE(f.dry_run);
+  Flags g;
+  g.dry_run = true;
+  REQUIRE(g.set.Parse({"--dry-run=false"}).ok());
+  CHECK_FALSE(g.dry_run);
 }
 
 TEST_CASE("a double dash ends the flags", "[flags]") {
@@ -80,6 +84,38 @@ TEST_CASE("help is noticed and usage lists every flag with its default", "[flags
   CHECK_THAT(usage, Catch::Contains("--scale-down-unneeded-time duration"));
   CHECK_THAT(usage, Catch::Contains("(default 10m)"));
   CHECK_THAT(usage, Catch::Contains("(default least-waste)"));
+}
+
+TEST_CASE("a flag given twice is refused with both values, and a list takes each", "[flags]") {
+  Flags f;
+  std::vector<std::string> taints;
+  f.set.AddStringList("startup-taint", &taints, "taint keys");
+  absl::StatusOr<std::vector<std::string>> twice =
+      f.set.Parse({"--expander=price", "-expander", "least-waste"});
+  REQUIRE_FALSE(twice.ok());
+  CHECK(std::string(twice.status().message()) ==
+        "gpu-autoscaler test: flag --expander is given twice (\"price\" and \"least-waste\"): "
+        "give it once");
+  Flags g;
+  g.set.AddStringList("startup-taint", &taints, "taint keys");
+  REQUIRE(g.set.Parse({"--startup-taint=a", "--startup-taint=b"}).ok());
+  CHECK(taints == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("a duration flag takes 0 or more, never a negative or endless time", "[flags]") {
+  for (const char* bad : {"-5m", "inf", "-inf", "5"}) {
+    Flags f;
+    absl::StatusOr<std::vector<std::string>> parsed =
+        f.set.Parse({absl::StrCat("--scale-down-unneeded-time=", bad)});
+    INFO(bad);
+    REQUIRE_FALSE(parsed.ok());
+    CHECK_THAT(std::string(parsed.status().message()),
+               Catch::Contains("expected a duration of 0 or more"));
+    CHECK(f.unneeded == absl::Minutes(10));
+  }
+  Flags f;
+  REQUIRE(f.set.Parse({"--scale-down-unneeded-time=0s"}).ok());
+  CHECK(f.unneeded == absl::ZeroDuration());
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ TEST_CASE("estimate refuses missing files and bad flags with a clear error", "[c
   CHECK(testing::RunCommand(RunApp,
                             {"estimate", "--pods", "/nonexistent/p.yaml", "--node-groups",
                              WriteTempFile("g2.yaml", kGroups)},
-                            out, err) == 1);
+                            out, err) == 2);
   CHECK_THAT(err.str(), Catch::Contains("/nonexistent/p.yaml: cannot open"));
   std::ostringstream out2, err2;
   CHECK(testing::RunCommand(RunApp,
