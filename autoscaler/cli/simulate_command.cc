@@ -1,5 +1,6 @@
 #include "autoscaler/cli/simulate_command.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -33,6 +34,7 @@ constexpr char kUsage[] =
     "timeouts unless --sweep says otherwise.\n\n"
     "  --sweep scale-down-unneeded-time=0s,5m,30m     one controller flag, several values\n"
     "  --sweep group/h100/scaleDownUnneededTime=5m,1h  one group's option";
+constexpr char kExampleSweepFlag[] = "scale-down-unneeded-time";
 constexpr char kExampleSweep[] = "scale-down-unneeded-time=0s,2m,10m,30m,1h";
 
 // The command's own flags; the controller's are DecisionFlags.
@@ -86,6 +88,7 @@ void AddSimulateFlags(FlagSet& flags, SimulateFlags& f) {
 struct Parsed {
   SimulateFlags sim;
   ControllerOptions controller;
+  std::vector<std::string> given;  // the flags on the command line
 };
 
 // Parses the arguments with `extra` appended (a sweep's --flag=value), as a fresh command
@@ -165,6 +168,11 @@ absl::StatusOr<std::vector<sim::Setting>> Settings(const CommandArgs& args, cons
       return absl::InvalidArgumentError(absl::StrCat("--sweep: --", name, " cannot be swept"));
     }
   }
+  if (std::find(base.given.begin(), base.given.end(), sweep.name) != base.given.end()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--sweep ", sweep.name, " and --", sweep.name,
+        " are both given: sweep its values, or set one"));
+  }
   for (const std::string& value : sweep.values) {
     const std::string label = absl::StrCat(sweep.name, "=", value);
     absl::StatusOr<sim::SimulationOptions> o;
@@ -190,7 +198,8 @@ struct Input {
   std::string sweep;
 };
 
-absl::StatusOr<Input> LoadInput(const SimulateFlags& f) {
+absl::StatusOr<Input> LoadInput(const Parsed& p) {
+  const SimulateFlags& f = p.sim;
   Input in;
   in.sweep = f.sweep;
   if (f.trace.empty() && f.node_groups.empty()) {
@@ -199,7 +208,10 @@ absl::StatusOr<Input> LoadInput(const SimulateFlags& f) {
     GPUA_ASSIGN_OR_RETURN(in.trace, sim::ParseTrace(example.trace, example.trace_name, "."));
     GPUA_ASSIGN_OR_RETURN(in.groups,
                           ParseNodeGroupFile(example.node_groups, example.node_groups_name));
-    if (in.sweep.empty()) in.sweep = kExampleSweep;
+    // The bundled sweep is of idle timeouts: one given on the command line is run alone.
+    const bool timeout_given = std::find(p.given.begin(), p.given.end(), kExampleSweepFlag) !=
+                               p.given.end();
+    if (in.sweep.empty() && !timeout_given) in.sweep = kExampleSweep;
     return in;
   }
   in.trace_name = f.trace;
@@ -224,6 +236,24 @@ absl::Status CheckFlags(const SimulateFlags& f) {
   }
   if (f.parallelism < 0) {
     return absl::InvalidArgumentError("invalid value for flag --parallelism: expected 0 or more");
+  }
+  return absl::OkStatus();
+}
+
+// --nodes names groups of the node-group file: here every group is known, so a name that is
+// not one is a mistake, not a group that has yet to appear.
+absl::Status CheckGroupsNamed(const ControllerOptions& o,
+                              const std::vector<NodeGroupConfig>& groups) {
+  for (const NodeGroupLimits& limits : o.node_groups) {
+    const bool known = std::any_of(groups.begin(), groups.end(),
+                                   [&](const NodeGroupConfig& g) { return g.spec.id == limits.id; });
+    if (!known) {
+      std::vector<std::string> ids;
+      for (const NodeGroupConfig& g : groups) ids.push_back(g.spec.id);
+      return absl::InvalidArgumentError(absl::StrCat("--nodes names node group ", limits.id,
+                                                     ", which the node-group file does not have (",
+                                                     absl::StrJoin(ids, ", "), ")"));
+    }
   }
   return absl::OkStatus();
 }
@@ -289,6 +319,7 @@ int RunSimulateCommand(const CommandArgs& args, const CommandIo& io) {
     absl::StatusOr<ControllerOptions> controller = decision.Finish(flags);
     if (!controller.ok()) return Fail(io, kExitUsage, controller.status());
     base.controller = *std::move(controller);
+    base.given = flags.given();
   }
   if (absl::Status s = CheckFlags(base.sim); !s.ok()) return Fail(io, kExitUsage, s);
   // A report that cannot be written is said before the runs, not after them.
@@ -297,8 +328,11 @@ int RunSimulateCommand(const CommandArgs& args, const CommandIo& io) {
         io, kExitUsage,
         absl::InvalidArgumentError(absl::StrCat("--report: cannot write ", base.sim.report)));
   }
-  absl::StatusOr<Input> in = LoadInput(base.sim);
-  if (!in.ok()) return Fail(io, kExitFailure, in.status());
+  absl::StatusOr<Input> in = LoadInput(base);
+  if (!in.ok()) return Fail(io, kExitUsage, in.status());
+  if (absl::Status s = CheckGroupsNamed(base.controller, in->groups); !s.ok()) {
+    return Fail(io, kExitUsage, s);
+  }
   absl::StatusOr<std::vector<sim::Setting>> settings = Settings(args, base, in->sweep, in->groups);
   if (!settings.ok()) return Fail(io, kExitUsage, settings.status());
   NoteOverrides(in->sweep, in->groups, io.err);

@@ -520,7 +520,13 @@ void SimCluster::Arrive(const TraceArrival& arrival) {
 void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& name,
                                int incarnation) {
   const absl::Time now = clock_.Now();
-  const std::string pod_name = incarnation == 0 ? name : absl::StrCat(name, "-r", incarnation);
+  const auto name_of = [&](int i) { return i == 0 ? name : absl::StrCat(name, "-r", i); };
+  // A trace's names are its own (ParseTrace refuses repeats), but a line may be named as
+  // another's pod made anew ("x-r1"): the pod there keeps its name, this one takes the next.
+  while (pods_.contains(absl::StrCat(arrival.shape->spec.namespace_name, "/", name_of(incarnation)))) {
+    ++incarnation;
+  }
+  const std::string pod_name = name_of(incarnation);
   PodObject object = *arrival.shape;
   object.spec.name = pod_name;
   object.spec.uid = absl::StrCat("uid-", object.spec.namespace_name, "-", pod_name);

@@ -354,8 +354,12 @@ SimulationResult Run::Go() {
 SimulationResult Run::Result() {
   SimulationResult r;
   const std::map<std::string, GroupBilling> billing = cloud_.Billing();
-  const LowerBound bound = ComputeLowerBound(trace_, options_.groups);
-  const PackingBound packing = ComputePackingBound(trace_, options_.groups);
+  // A run cut short by --until is measured against the same window of the trace.
+  const Trace bounded =
+      options_.until > absl::ZeroDuration() ? TraceUntil(trace_, options_.until) : Trace();
+  const Trace& measured = options_.until > absl::ZeroDuration() ? bounded : trace_;
+  const LowerBound bound = ComputeLowerBound(measured, options_.groups);
+  const PackingBound packing = ComputePackingBound(measured, options_.groups);
   const ClusterAccounts& accounts = cluster_.accounts();
   const auto figure = [](const std::map<std::string, std::vector<float>>& by,
                          const std::string& id) {

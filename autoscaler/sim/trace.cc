@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_reader.h"
+#include "kubeobjects/json_text.h"
 
 namespace gpua::sim {
 namespace {
@@ -44,7 +46,7 @@ class ShapeReader {
                                  : (std::filesystem::path(base_dir_) / path).string();
     auto cached = templates_.find(full);
     if (cached != templates_.end()) return cached->second;
-    absl::StatusOr<std::string> text = ReadFile(full);
+    absl::StatusOr<std::string> text = ReadFile(full, kMaxConfigFileBytes);
     if (!text.ok()) return field.Error(text.status().message());
     absl::StatusOr<std::vector<nlohmann::json>> objects = ParseObjects(*text, full);
     if (!objects.ok()) return field.Error(objects.status().message());
@@ -186,6 +188,42 @@ absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int li
   return absl::OkStatus();
 }
 
+absl::Status SameName(absl::string_view source, const TraceArrival& later,
+                      const TraceArrival& earlier, absl::string_view pod) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      source, " line ", later.line, ": pod ", later.shape->spec.namespace_name, "/", pod,
+      " is named on line ", earlier.line,
+      " too; give each line a name of its own (a pod that comes again after it ended is a "
+      "new line with a new name)"));
+}
+
+// A pod's name is its identity in the simulated cluster (and a line's name its Job's), so a
+// name given twice would run one pod where the trace means two, or none.
+absl::Status CheckPodNames(const std::vector<TraceArrival>& arrivals, absl::string_view source) {
+  absl::flat_hash_map<std::string, const TraceArrival*> lines;  // namespace/name
+  for (const TraceArrival& a : arrivals) {
+    auto [it, added] =
+        lines.try_emplace(absl::StrCat(a.shape->spec.namespace_name, "/", a.name), &a);
+    if (!added) return SameName(source, a, *it->second, a.name);
+  }
+  // A line of one pod named as another line's n-th pod: "train-3" beside "train" of count 8.
+  for (const TraceArrival& a : arrivals) {
+    const size_t dash = a.name.rfind('-');
+    if (a.count != 1 || dash == std::string::npos) continue;
+    const absl::string_view suffix = absl::string_view(a.name).substr(dash + 1);
+    int64_t index = 0;
+    if (!absl::SimpleAtoi(suffix, &index) || index < 0 || absl::StrCat(index) != suffix) continue;
+    const auto it = lines.find(
+        absl::StrCat(a.shape->spec.namespace_name, "/", a.name.substr(0, dash)));
+    if (it != lines.end() && it->second->count > 1 && index < it->second->count) {
+      const TraceArrival& other = *it->second;
+      return other.line > a.line ? SameName(source, other, a, a.name)
+                                 : SameName(source, a, other, a.name);
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void GiveDisruptionBudget(TraceArrival& arrival, int min_available) {
@@ -233,10 +271,10 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
     const absl::string_view content = absl::StripAsciiWhitespace(raw);
     if (content.empty() || content.front() == '#') continue;
     const std::string where = absl::StrCat(source, " line ", line, ": ");
-    const nlohmann::json json = nlohmann::json::parse(content, nullptr, /*allow_exceptions=*/false);
-    if (json.is_discarded() || !json.is_object()) {
-      return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
-    }
+    absl::StatusOr<nlohmann::json> parsed = ParseJson(content, absl::StrCat(source, " line ", line));
+    if (!parsed.ok()) return parsed.status();
+    const nlohmann::json& json = *parsed;
+    if (!json.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
     const JsonReader r(json, where);
     GPUA_RETURN_IF_ERROR(r.Has("stockout") ? ReadStockout(r, line, trace)
                                            : ReadArrival(r, json, line, shapes, trace));
@@ -244,6 +282,7 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
   if (trace.arrivals.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": no pod arrives"));
   }
+  GPUA_RETURN_IF_ERROR(CheckPodNames(trace.arrivals, source));
   std::stable_sort(trace.arrivals.begin(), trace.arrivals.end(),
                    [](const TraceArrival& a, const TraceArrival& b) { return a.at < b.at; });
   std::stable_sort(trace.stockouts.begin(), trace.stockouts.end(),
@@ -253,8 +292,26 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
   return trace;
 }
 
+Trace TraceUntil(const Trace& trace, absl::Duration until) {
+  Trace out;
+  out.shapes = trace.shapes;
+  for (const TraceArrival& a : trace.arrivals) {
+    if (a.at >= until) continue;
+    TraceArrival cut = a;
+    cut.run_for = std::min(a.run_for, until - a.at);
+    out.end = std::max(out.end, cut.at + cut.run_for);
+    out.arrivals.push_back(std::move(cut));
+  }
+  for (const TraceStockout& s : trace.stockouts) {
+    if (s.at < until) out.stockouts.push_back(s);
+  }
+  return out;
+}
+
 absl::StatusOr<Trace> ReadTraceFile(const std::string& path) {
-  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  // A trace is read whole; a week of a million pods is a few hundred megabytes.
+  constexpr int64_t kMaxTraceBytes = int64_t{1} << 30;
+  GPUA_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxTraceBytes));
   const std::filesystem::path p(path);
   return ParseTrace(text, p.filename().string(), p.parent_path().string());
 }

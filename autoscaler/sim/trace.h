@@ -76,6 +76,10 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
                                  const std::string& base_dir);
 absl::StatusOr<Trace> ReadTraceFile(const std::string& path);
 
+// The trace as far as `until`: pods arriving by then, each run cut at `until`. What a run cut
+// short (simulate --until) is measured against.
+Trace TraceUntil(const Trace& trace, absl::Duration until);
+
 // "1d12h", "90s", "2h30m" (absl's durations and a leading count of days).
 absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text);
 

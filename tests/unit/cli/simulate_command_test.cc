@@ -145,11 +145,11 @@ TEST_CASE("simulate --report writes one self-contained HTML page", "[simulate]")
 
 TEST_CASE("simulate's input and flag errors name the line, the flag or the option", "[simulate]") {
   const std::string groups = WriteTempFile("groups.yaml", kGroups);
-  SECTION("a malformed trace line: exit 1, its line and field, nothing simulated") {
+  SECTION("a malformed trace line: exit 2, its line and field, nothing simulated") {
     const std::string bad =
         WriteTempFile("bad.jsonl", std::string(kTrace) + "{\"at\": \"later\"}\n");
     const Ran r = Simulate({"--trace", bad, "--node-groups", groups});
-    CHECK(r.code == 1);
+    CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("line 4") && Catch::Contains("at"));
     CHECK(r.out.empty());
   }

@@ -104,6 +104,23 @@ TEST_CASE("four 8-GPU jobs: four nodes come up, run them, and go after the idle 
   CHECK(r.total.node_hours == Approx(4 * (1 + 11.0 / 60)).margin(0.1));
 }
 
+TEST_CASE("a run cut short by --until is held against the bounds of the same window", "[sim]") {
+  // Three 8-GPU jobs of 4 hours; the run stops after one.
+  const Trace trace = Parse(absl::StrCat(
+      R"({"at": "0s", "name": "train", "count": 3, "runFor": "4h", "pod": )", kTrainer, "}\n"));
+  SimulationOptions options = Options(absl::Minutes(10));
+  options.until = absl::Hours(1);
+  const absl::StatusOr<SimulationResult> r = Simulate(trace, options);
+  REQUIRE(r.ok());
+  // Three nodes for the hour, less the minutes they took to come up; the bounds bill that hour
+  // as if the jobs had started on arrival (so a little over the run's cost), not the four hours
+  // the trace runs, which put them at four times the cost.
+  CHECK(r->total.node_hours == Approx(3 * 57.0 / 60).margin(0.1));
+  CHECK(r->total.packing_bound_cost_usd == Approx(3 * 98.32).margin(1));
+  CHECK(r->total.lower_bound_cost_usd == Approx(3 * 98.32).margin(1));
+  CHECK(r->total.packing_bound_cost_usd < 1.1 * r->total.cost_usd);
+}
+
 TEST_CASE("idle timeout 0 leaves GPU-hours idle near zero and makes every job wait, 1h the reverse",
           "[sim]") {
   // Ten 20-minute jobs, one every half hour: the gaps are shorter than an hour.

@@ -147,5 +147,41 @@ TEST_CASE("durations: seconds, Go-style durations and a leading count of days", 
   CHECK_FALSE(ParseTraceDuration("36500d1h").ok());
 }
 
+std::string Line(const std::string& at, const std::string& name, int count = 1) {
+  return std::string(R"({"at": ")") + at + R"(", "name": ")" + name +
+         R"(", "count": )" + std::to_string(count) + R"(, "runFor": "1h", "pod": )" + kPod + "}\n";
+}
+
+TEST_CASE("a pod named on two lines is an error naming both, whenever each arrives", "[trace]") {
+  // The same line twice, and the same name while the first still runs.
+  CHECK(ErrorOf(Line("10m", "infer") + Line("10m", "infer")) ==
+        "week.jsonl line 2: pod default/infer is named on line 1 too; give each line a name of "
+        "its own (a pod that comes again after it ended is a new line with a new name)");
+  CHECK_THAT(ErrorOf(Line("10m", "infer") + Line("5h", "infer")),
+             Catch::StartsWith("week.jsonl line 2: pod default/infer is named on line 1 too"));
+  // One line's n-th pod named by another line, in either order.
+  CHECK_THAT(ErrorOf(Line("0s", "etl", 3) + Line("5m", "etl-2")),
+             Catch::StartsWith("week.jsonl line 2: pod default/etl-2 is named on line 1 too"));
+  CHECK_THAT(ErrorOf(Line("0s", "etl-2") + Line("5m", "etl", 3)),
+             Catch::StartsWith("week.jsonl line 2: pod default/etl-2 is named on line 1 too"));
+  // Past the count, padded, or in another namespace: other pods.
+  CHECK(ParseTrace(Line("0s", "etl", 3) + Line("5m", "etl-3") + Line("5m", "etl-01"),
+                   "week.jsonl", ".")
+            .ok());
+  const std::string other_ns = std::string(R"({"at": "0s", "name": "infer", "namespace": "b", )") +
+                               R"("runFor": "1h", "pod": )" + kPod + "}\n";
+  CHECK(ParseTrace(Line("0s", "infer") + other_ns, "week.jsonl", ".").ok());
+}
+
+TEST_CASE("a trace cut at a time keeps what arrived before it, each run cut there", "[trace]") {
+  auto t = ParseTrace(Line("0s", "a") + Line("30m", "b") + Line("2h", "c"), "week.jsonl", ".");
+  REQUIRE(t.ok());
+  const Trace cut = TraceUntil(*t, absl::Hours(1));
+  REQUIRE(cut.arrivals.size() == 2);
+  CHECK(cut.arrivals[0].run_for == absl::Hours(1));
+  CHECK(cut.arrivals[1].run_for == absl::Minutes(30));
+  CHECK(cut.end == absl::Hours(1));
+}
+
 }  // namespace
 }  // namespace gpua::sim
