@@ -1,8 +1,10 @@
 #include "autoscaler/cli/plugin_check_command.h"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -92,12 +94,48 @@ GroupListing CheckGroup(NodeGroup& g, CloudProvider& provider, const std::string
 }
 
 // With --mutate: one more node asked for, then the target lowered back.
+// After the resize check, whatever it found: the group back at `before`, the new node deleted
+// if it came up before the target could be lowered; a group left larger is a problem, named.
+void RestoreSize(NodeGroup& g, int before, const std::vector<Instance>& had,
+                 PluginCheckReport& report) {
+  absl::StatusOr<int> now = g.TargetSize();
+  if (now.ok() && *now > before) {
+    absl::Status lowered = g.DecreaseTargetSize(before - *now);
+    if (!lowered.ok()) {
+      // Refused (a node is up): delete the instances that were not there before the check.
+      absl::StatusOr<std::vector<Instance>> instances = g.Nodes();
+      std::vector<NodeRef> added;
+      if (instances.ok()) {
+        for (const Instance& i : *instances) {
+          const bool old = std::any_of(had.begin(), had.end(),
+                                       [&](const Instance& h) { return h.id == i.id; });
+          if (!old) added.push_back({i.id, "", {}, {}});
+        }
+      }
+      if (!added.empty()) {
+        report.TimedStatus(
+            "NodeGroupDeleteNodes", g.Id(), [&] { return g.DeleteNodes(added); },
+            absl::StrCat(added.size(), " node(s) the check added"));
+      }
+    }
+    now = g.TargetSize();
+  }
+  if (!now.ok() || *now != before) {
+    report.Problem(g.Id(), absl::StrCat("node group ", g.Id(), " is left at target ",
+                                        now.ok() ? absl::StrCat(*now) : "unknown",
+                                        " after the resize check; it was ", before,
+                                        ": lower it by hand"));
+  }
+}
+
 void CheckResize(NodeGroup& g, PluginCheckReport& report) {
   auto before = g.TargetSize();
   if (!before.ok() || *before >= g.MaxSize()) {
     report.Detail(absl::StrCat("node group ", g.Id(), " has no room to try a resize"));
     return;
   }
+  const std::vector<Instance> had = g.Nodes().value_or(std::vector<Instance>{});
+  absl::Cleanup restore = [&] { RestoreSize(g, *before, had, report); };
   report.TimedStatus(
       "NodeGroupIncreaseSize", g.Id(), [&] { return g.IncreaseSize(1); }, "delta 1");
   auto after = g.TargetSize();
@@ -105,6 +143,7 @@ void CheckResize(NodeGroup& g, PluginCheckReport& report) {
     report.Problem(g.Id(), absl::StrCat("node group ", g.Id(), ": target ", *after,
                                         " after increasing ", *before, " by 1"));
   }
+  if (!after.ok() || *after <= *before) return;
   const absl::Time start = report.clock().Now();
   absl::Status lowered = g.DecreaseTargetSize(-1);
   if (lowered.code() == absl::StatusCode::kFailedPrecondition) {

@@ -1,6 +1,10 @@
 #include "autoscaler/cli/record_command.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <csignal>
 #include <filesystem>
 #include <memory>
@@ -59,6 +63,28 @@ absl::StatusOr<SeenPod> Keep(const JsonReader& o) {
   return pod;
 }
 
+// What the trace holds, and every pod left out, by why.
+void PrintSummary(const sim::RecordedTrace& trace, const CommandIo& io) {
+  const sim::RecordSummary& s = trace.summary;
+  io.err << kCommand << ": " << s.pods << " pods (" << s.gpu_pods << " asking for GPUs) in "
+         << s.lines << " lines from "
+         << absl::FormatTime(absl::RFC3339_sec, trace.start, absl::UTCTimeZone()) << " to "
+         << absl::FormatTime(absl::RFC3339_sec, trace.end, absl::UTCTimeZone()) << "; "
+         << s.still_running << " still running, cut at the end\n";
+  const std::pair<int64_t, const char*> left_out[] = {
+      {s.never_bound, "never bound in the window"},
+      {s.ended_before, "ended before the window"},
+      {s.after_end, "with times after the record's end (a clock ahead?)"},
+      {s.node_pods, "DaemonSet or static pods (they come with their nodes)"},
+      {s.not_gpu, "asking for no GPU (--gpu-only)"},
+      {s.other_namespace, "in other namespaces than --namespace"},
+      {s.unreadable, "unreadable (named above)"},
+  };
+  for (const auto& [count, why] : left_out) {
+    if (count > 0) io.err << kCommand << ": left out " << count << " pods " << why << "\n";
+  }
+}
+
 // Checks the trace reads back as `simulate` reads it, writes it, and says what it holds.
 int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandIo& io) {
   const sim::RecordSummary& s = trace.summary;
@@ -69,8 +95,11 @@ int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandI
       s.pods == 0 ? absl::FailedPreconditionError("no pod ran in the window: nothing to simulate")
                   : sim::ParseTrace(trace.text, "the recorded trace", ".").status();
   if (!readable.ok()) {
+    // Nothing is written: a trace simulate would refuse is no record of anything.
     io.err << kCommand << ": " << (s.pods == 0 ? "" : "the trace does not read back: ")
-           << readable.message() << "\n";
+           << readable.message() << "; no trace written\n";
+    PrintSummary(trace, io);
+    return kExitFailure;
   }
   if (f.out == "-") {
     io.out << trace.text;
@@ -78,38 +107,54 @@ int Finish(const sim::RecordedTrace& trace, const RecordFlags& f, const CommandI
     io.err << kCommand << ": " << written.message() << "\n";
     return kExitFailure;
   }
-  io.err << kCommand << ": " << s.pods << " pods (" << s.gpu_pods << " asking for GPUs) in "
-         << s.lines << " lines from "
-         << absl::FormatTime(absl::RFC3339_sec, trace.start, absl::UTCTimeZone()) << " to "
-         << absl::FormatTime(absl::RFC3339_sec, trace.end, absl::UTCTimeZone()) << "; "
-         << s.still_running << " still running, cut at the end; " << s.never_bound
-         << " never bound and " << s.node_pods << " DaemonSet or static pods left out\n";
-  return readable.ok() ? kExitOk : kExitFailure;
+  PrintSummary(trace, io);
+  return kExitOk;
+}
+
+std::string NamespaceOf(const nlohmann::json& pod) {
+  const auto meta = pod.find("metadata");
+  if (meta == pod.end() || !meta->is_object()) return "default";
+  const auto ns = meta->find("namespace");
+  return ns != meta->end() && ns->is_string() ? ns->get<std::string>() : "default";
 }
 
 int RecordDumpFile(const std::string& path, const RecordFlags& f, const CommandIo& io) {
-  absl::StatusOr<std::string> text = ReadFile(path);
+  // A kubectl dump of a large cluster's pods, with their status: allowed up to a gigabyte.
+  constexpr int64_t kMaxDumpBytes = int64_t{1} << 30;
+  absl::StatusOr<std::string> text = ReadFile(path, kMaxDumpBytes);
   absl::StatusOr<std::vector<nlohmann::json>> objects =
       text.ok() ? ParseObjects(*text, path) : text.status();
   if (!objects.ok()) {
     io.err << kCommand << ": " << objects.status().message() << "\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   sim::TraceRecorder recorder;
+  int64_t other_namespace = 0;
+  if (!f.namespace_name.empty()) {
+    std::erase_if(*objects, [&](const nlohmann::json& o) {
+      const nlohmann::json& pod = o.is_object() && o.contains("object") ? o["object"] : o;
+      const bool other = IsPodObject(pod) && NamespaceOf(pod) != f.namespace_name;
+      other_namespace += other;
+      return other;
+    });
+  }
   if (const int64_t others = sim::RecordDump(*objects, recorder); others > 0) {
     io.err << kCommand << ": " << path << ": " << others << " objects are not pods; left out\n";
   }
   if (recorder.size() == 0) {
     io.err << kCommand << ": " << path << " holds no pods\n";
-    return kExitFailure;
+    return kExitUsage;
   }
   sim::RecordWindow window;
-  window.end = recorder.Latest();
+  // A dump is of the past: a time after now is a clock that ran ahead, not the record's end.
+  window.end = std::min(recorder.Latest(), io.clock.Now());
   if (f.window > absl::ZeroDuration()) window.start = window.end - f.window;
   window.keep_names = f.keep_names;
   window.gpu_only = f.gpu_only;
   window.source = std::filesystem::path(path).filename().string();
-  return Finish(recorder.Write(window), f, io);
+  sim::RecordedTrace trace = recorder.Write(window);
+  trace.summary.other_namespace = other_namespace;
+  return Finish(trace, f, io);
 }
 
 // A PodGroup as the informer lends it: kept whole (it is small), with the kind and version
@@ -224,10 +269,12 @@ class LiveRecording {
 // Lists and watches pods for `f.window` (or until `stop`), then writes what came and went.
 int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool>& stop) {
   std::string server;
-  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client = f.cluster.Connect(io.clock, &server);
+  StreamLogSink connect_log(io.err, absl::StrCat(kCommand, ": "));
+  absl::StatusOr<std::unique_ptr<kube::ApiClient>> client =
+      f.cluster.Connect(io.clock, &server, connect_log);
   if (!client.ok()) {
     io.err << kCommand << ": " << client.status().message() << "\n";
-    return kExitFailure;
+    return ExitStatusForInput(client.status());
   }
   LiveRecording recording(**client, f, io);
   const absl::Time start = io.clock.Now();
@@ -237,6 +284,7 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
     io.clock.SleepFor(absl::Milliseconds(50));
   }
   if (!recording.Synced()) {
+    (*client)->Cancel();  // --sync-timeout bounds the connect, whatever a list waits on
     recording.Stop();
     io.err << kCommand << ": could not list pods from " << server << " within "
            << absl::FormatDuration(f.sync_timeout) << "\n";
@@ -267,6 +315,26 @@ int RecordLive(const RecordFlags& f, const CommandIo& io, const std::atomic<bool
   const absl::Time end = io.clock.Now();
   recording.Stop();
   return Finish(recording.Write(window_until(end)), f, io);
+}
+
+// Whether --out can be written as the trace will be: a file beside it renamed over it.
+absl::Status CheckWritable(const std::string& out) {
+  if (out == "-") return absl::OkStatus();
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat("--out ", out, ": is a directory"));
+  }
+  const std::filesystem::path dir = std::filesystem::path(out).parent_path();
+  const std::string folder = dir.empty() ? "." : dir.string();
+  if (access(folder.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--out ", out, ": cannot write in ", folder,
+                                                   ": ", std::strerror(errno)));
+  }
+  if (access(out.c_str(), F_OK) == 0 && access(out.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out ", out, ": cannot write: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
 }
 
 std::atomic<bool> signalled{false};
@@ -301,6 +369,8 @@ int RunRecordCommandUntil(const CommandArgs& args, const CommandIo& io,
   if (f.checkpoint_every < absl::ZeroDuration()) {
     return usage_error("--checkpoint-every must not be negative");
   }
+  // Said before recording starts, not after an hour of it.
+  if (absl::Status s = CheckWritable(f.out); !s.ok()) return usage_error(s.message());
   if (!f.from.empty()) {
     if (f.from != "kubectl-json") return usage_error("--from must be kubectl-json");
     if (files.size() != 1) return usage_error("--from kubectl-json takes one FILE");

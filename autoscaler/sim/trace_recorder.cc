@@ -491,6 +491,14 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
       continue;
     }
     const Times t = TimesOf(life);
+    if (Finite(t.created) && t.created > window.end) {
+      ++s.after_end;
+      s.problems.push_back(absl::StrCat(
+          "Pod ", spec.namespace_name, "/", spec.name, ": made at ",
+          absl::FormatTime(absl::RFC3339_sec, t.created, absl::UTCTimeZone()),
+          ", after the record's end"));
+      continue;
+    }
     if (!Finite(t.created) || t.bound > window.end || t.bound >= t.ended) {
       ++s.never_bound;
       continue;

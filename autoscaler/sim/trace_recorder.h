@@ -35,6 +35,8 @@ struct RecordSummary {
   int64_t gangs = 0;
   int64_t still_running = 0;  // cut at the end of the window
   int64_t never_bound = 0;    // left out: no run time to give them
+  int64_t after_end = 0;      // left out: made after the window's end (each is in `problems`)
+  int64_t other_namespace = 0;  // left out: not in the namespace asked for
   int64_t ended_before = 0;   // left out: ended before the window
   int64_t node_pods = 0;      // left out: DaemonSet and static pods come with their nodes
   int64_t not_gpu = 0;        // left out with gpu_only

@@ -175,12 +175,12 @@ TEST_CASE("record refuses what it cannot do, naming the flag or the file", "[rec
   CHECK(run({"--for", "-1h", "--from", "kubectl-json", "x"}, &err) == kExitUsage);
   const auto broken = std::filesystem::temp_directory_path() / "gpua-record-broken.json";
   std::ofstream(broken) << "{\"kind\": \"Pod\"}\n{\"kind\": Pod}\n";
-  CHECK(run({"--from", "kubectl-json", broken.string()}, &err) == kExitFailure);
+  CHECK(run({"--from", "kubectl-json", broken.string()}, &err) == kExitUsage);
   CHECK(absl::StrContains(err, "gpua-record-broken.json: invalid JSON in document 2"));
   const auto nodes = std::filesystem::temp_directory_path() / "gpua-record-nodes.json";
   std::ofstream(nodes)
       << R"({"kind": "NodeList", "items": [{"kind": "Node", "metadata": {"name": "n"}}]})";
-  CHECK(run({"--from", "kubectl-json", nodes.string()}, &err) == kExitFailure);
+  CHECK(run({"--from", "kubectl-json", nodes.string()}, &err) == kExitUsage);
   CHECK(absl::StrContains(err, "1 objects are not pods"));
   CHECK(absl::StrContains(err, "holds no pods"));
   const auto waiting = std::filesystem::temp_directory_path() / "gpua-record-waiting.json";
