@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -211,6 +212,13 @@ void ExerciseNodeAndPodWrites(FakeApiServer& server, MemoryLogSink& log) {
   CHECK(writer.DeleteNode("gpu-1").ok());
 }
 
+// `--name=value` in place of the Deployment's own value, if it has one: a flag is given once.
+void SetFlag(CommandArgs& args, const std::string& flag) {
+  const std::string name = flag.substr(0, flag.find('=') + 1);
+  std::erase_if(args, [&](const std::string& given) { return absl::StartsWith(given, name); });
+  args.push_back(flag);
+}
+
 // The controller with a Deployment's args (plus what points it at the test's cluster) until
 // its status ConfigMap has been written twice (created, then updated) and the lease renewed.
 void RunAsDeployed(CommandArgs args, FakeApiServer& server, const std::string& status_name,
@@ -221,11 +229,12 @@ void RunAsDeployed(CommandArgs args, FakeApiServer& server, const std::string& s
         std::string("--scan-interval=1s"), std::string("--leader-elect-lease-duration=2s"),
         std::string("--leader-elect-renew-deadline=1s"),
         std::string("--leader-elect-retry-period=200ms")}) {
-    args.push_back(a);
+    SetFlag(args, a);
   }
   bool help = false;
   std::string usage;
   absl::StatusOr<ControllerConfig> config = ParseControllerFlags(args, &help, &usage);
+  INFO(config.status().message());
   REQUIRE(config.ok());
   RealClock clock;
   std::atomic<bool> stop{false};
@@ -259,6 +268,45 @@ TEST_CASE("every overlay's Deployment runs the binary with flags its own parser 
     CHECK(config->leader_elect);
     CHECK(config->address == ":8085");
   }
+}
+
+// The default `--help` states for a flag ("" when it states none).
+std::string DocumentedDefault(const std::string& usage, const std::string& flag) {
+  const size_t at = usage.find(absl::StrCat("  --", flag, " "));
+  if (at == std::string::npos) return "";
+  const size_t line_end = usage.find('\n', usage.find('\n', at) + 1);
+  const std::string entry = usage.substr(at, line_end - at);
+  const size_t open = entry.rfind("(default ");
+  if (open == std::string::npos) return "";
+  return entry.substr(open + 9, entry.rfind(')') - open - 9);
+}
+
+TEST_CASE("deploy/base changes no documented default without a comment that says why",
+          "[deploy]") {
+  bool help = false;
+  std::string usage;
+  REQUIRE(ParseControllerFlags({"--help"}, &help, &usage).ok());
+  std::ifstream in(kDeploy / "base" / "deployment.yaml");
+  REQUIRE(in);
+  std::string line, previous;
+  int flags = 0;
+  while (std::getline(in, line)) {
+    const absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (absl::StartsWith(text, "- --")) {
+      ++flags;
+      const std::string arg(text.substr(4));
+      const size_t eq = arg.find('=');
+      REQUIRE(eq != std::string::npos);
+      const std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
+      INFO("--" << name << "=" << value << ", documented default \""
+                << DocumentedDefault(usage, name) << "\"");
+      if (value != DocumentedDefault(usage, name)) {
+        CHECK(absl::StartsWith(absl::StripAsciiWhitespace(previous), "#"));
+      }
+    }
+    previous = line;
+  }
+  CHECK(flags > 5);
 }
 
 TEST_CASE("the Deployment is hardened, highly available and never evicted by an autoscaler",
@@ -365,7 +413,7 @@ TEST_CASE(
   server.Upsert("pods", PendingGpuPod("ml", "infer-0"));
   MemoryLogSink log;
   CommandArgs args = ArgsOf(Container(Find(objects, "Deployment"), "gpu-autoscaler"));
-  args.push_back("--cloud-config=" + cloud_config_file.string());
+  SetFlag(args, "--cloud-config=" + cloud_config_file.string());
   RunAsDeployed(args, server, "cluster-autoscaler-status", log);
   CHECK(*(*FindNodeGroup(cloud, "l4-spot"))->TargetSize() == 1);  // it reached the plugin
 
@@ -451,7 +499,7 @@ TEST_CASE("the simulated overlay is a dry run: it reads, reports, and changes no
   server.Upsert("nodes", {{"metadata", {{"name", "cpu-1"}}}, {"spec", nlohmann::json::object()}});
   MemoryLogSink log;
   CommandArgs args = ArgsOf(Container(Find(objects, "Deployment"), "gpu-autoscaler"));
-  args.push_back("--cloud-config=" +
+  SetFlag(args, "--cloud-config=" +
                  (kDeploy / "overlays" / "simulated" / "node-groups.yaml").string());
   RunAsDeployed(args, server, "gpu-autoscaler-dry-run-status", log);
 
