@@ -29,6 +29,7 @@ tr:nth-child(even) td { background: #f4f4f4; }
 svg { display: block; margin: 4px 0 12px; } .grid { stroke: #ddd; } .axis { stroke: #666; }
 .reference { stroke: #2ca02c; stroke-dasharray: 6 4; } .tick { font-size: 11px; fill: #444; }
 .label { font-size: 12px; fill: #222; } .point { font-size: 12px; fill: #111; }
+.leader { stroke: #999; stroke-width: 0.75; }
 .series { fill: none; stroke-width: 1.6; } .legend span { margin-right: 16px; white-space: nowrap; }
 .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 5px; vertical-align: -1px; }
 .note { color: #555; }

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "autoscaler/sim/label_layout.h"
 
 namespace gpua::sim {
 namespace {
@@ -83,13 +84,24 @@ class Frame {
                           (kLeft + kWidth - kRight) / 2, kHeight - 6, XmlEscape(chart.x_label),
                           (kTop + kHeight - kBottom) / 2, (kTop + kHeight - kBottom) / 2,
                           XmlEscape(chart.y_label));
+    // Each bound's label above its line, or below it when an earlier label is there (two
+    // bounds close together).
+    std::vector<Box> labels;
     for (const Reference& r : chart.references) {
       const double y = Y(r.y);
+      const double width = TextWidth(r.label);
+      const double right = kWidth - kRight - 4;
+      Box box{right - width, y - 16, width, 12};
+      const auto covered = [&](const Box& b) {
+        return std::any_of(labels.begin(), labels.end(), [&](const Box& l) { return l.Overlaps(b); });
+      };
+      if (covered(box)) box.y = y + 3;
+      for (int shift = 1; covered(box) && shift < 8; ++shift) box.x = right - width - shift * 40;
+      labels.push_back(box);
       absl::StrAppendFormat(&svg,
                             "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' class='reference'/>"
-                            "<text x='%.1f' y='%.1f' class='tick' text-anchor='end'>%s</text>\n",
-                            kLeft, kWidth - kRight, y, y, kWidth - kRight - 4, y - 4,
-                            XmlEscape(r.label));
+                            "<text x='%.1f' y='%.1f' class='tick' text-anchor='start'>%s</text>\n",
+                            kLeft, kWidth - kRight, y, y, box.x, box.y + 10, XmlEscape(r.label));
     }
     return svg;
   }
@@ -166,16 +178,31 @@ std::string LineChartSvg(const Chart& chart) {
 std::string PointChartSvg(const Chart& chart) {
   const Frame frame(chart, true);
   std::string svg = Open() + frame.Axes(chart);
+  constexpr double kRadius = 6;
+  std::vector<LabelRequest> requests;
+  std::vector<const Series*> of;
   for (const Series& s : chart.series) {
     for (const auto& [x, y] : s.points) {
-      // Labels on the right half go to the point's left, so none runs off the chart.
-      const bool left = frame.X(x) > kWidth * 0.55;
-      absl::StrAppendFormat(&svg,
-                            "<circle cx='%.1f' cy='%.1f' r='6' fill='%s'/>"
-                            "<text x='%.1f' y='%.1f' class='point' text-anchor='%s'>%s</text>\n",
-                            frame.X(x), frame.Y(y), s.color, frame.X(x) + (left ? -9 : 9),
-                            frame.Y(y) - 7, left ? "end" : "start", XmlEscape(s.name));
+      requests.push_back({frame.X(x), frame.Y(y), kRadius, s.name});
+      of.push_back(&s);
     }
+  }
+  // Settings close together (costs alike) would print their names over each other; each name
+  // is in its marker's colour, so a stacked one is found by colour as well as by its line.
+  const std::vector<PlacedLabel> labels =
+      PlaceLabels(requests, {kLeft, kTop, kWidth - kLeft - kRight, kHeight - kTop - kBottom});
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (labels[i].needs_leader) {
+      const Box& b = labels[i].box;
+      const double to_x = b.x > requests[i].x ? b.x : b.x + b.width;
+      absl::StrAppendFormat(&svg, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' class='leader'/>",
+                            requests[i].x, requests[i].y, to_x, b.y + b.height / 2);
+    }
+    absl::StrAppendFormat(&svg,
+                          "<circle cx='%.1f' cy='%.1f' r='%g' fill='%s'/>"
+                          "<text x='%.1f' y='%.1f' class='point' style='fill:%s'>%s</text>\n",
+                          requests[i].x, requests[i].y, kRadius, of[i]->color, labels[i].x,
+                          labels[i].y, of[i]->color, XmlEscape(requests[i].text));
   }
   return svg + "</svg>\n";
 }
