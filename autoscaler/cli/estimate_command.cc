@@ -3,6 +3,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -123,9 +124,15 @@ absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& er
   constexpr int64_t kMaxPodsFileBytes = int64_t{256} << 20;
   GPUA_ASSIGN_OR_RETURN(const std::string text, ReadFile(f.pods_file, kMaxPodsFileBytes));
   GPUA_ASSIGN_OR_RETURN(const std::vector<nlohmann::json> objects, ParseObjects(text, f.pods_file));
+  absl::flat_hash_set<std::string> seen;
   for (const nlohmann::json& o : objects) {
     if (!IsPodObject(o) || !IsPending(o)) continue;
     in.pods.push_back(DecodePod(o));
+    // One pod planned twice would ask for a node it does not need.
+    if (!seen.insert(in.pods.back().Key()).second) {
+      return absl::InvalidArgumentError(absl::StrCat(f.pods_file, ": pod ", in.pods.back().Key(),
+                                                     " appears twice"));
+    }
     if (!in.pods.back().invalid.ok()) {
       err << "warning: " << f.pods_file << ": " << in.pods.back().invalid.message() << "\n";
     }
