@@ -1,5 +1,6 @@
 #include "kubeobjects/documents.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -90,8 +91,14 @@ struct ValueBudget {
 
 struct TooManyValues {};
 
-nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget) {
+// `depth`: the collections around `node`. JSON's limit holds for YAML too (yaml-cpp's own guard
+// trips first, near 500), so no YAML document reads that its JSON would not.
+nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget, int depth = 0) {
   if (--budget.left < 0) throw TooManyValues{};
+  if ((node.IsMap() || node.IsSequence()) && depth >= kMaxJsonDepth) {
+    throw NotConvertible{node.Mark(), absl::StrCat("nested more than ", kMaxJsonDepth,
+                                                   " levels deep")};
+  }
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       nlohmann::json obj = nlohmann::json::object();
@@ -101,13 +108,13 @@ nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget) {
         if (obj.contains(key)) {
           throw NotConvertible{kv.first.Mark(), absl::StrCat("key \"", key, "\" appears twice in one mapping")};
         }
-        obj[key] = ToJson(kv.second, budget);
+        obj[key] = ToJson(kv.second, budget, depth + 1);
       }
       return obj;
     }
     case YAML::NodeType::Sequence: {
       nlohmann::json arr = nlohmann::json::array();
-      for (const auto& item : node) arr.push_back(ToJson(item, budget));
+      for (const auto& item : node) arr.push_back(ToJson(item, budget, depth + 1));
       return arr;
     }
     case YAML::NodeType::Scalar:
@@ -171,6 +178,11 @@ absl::StatusOr<std::vector<nlohmann::json>> YamlDocuments(absl::string_view text
   } catch (const NotConvertible& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
                                                    e.mark.column + 1, ": ", e.why));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's guard (2,000 steps, several a level: about 500 levels) says only "bad file".
+    return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
+                                                   e.mark.column + 1,
+                                                   ": nested too deep (YAML: about 500 levels)"));
   } catch (const YAML::Exception& e) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": line ", e.mark.line + 1, ", column ",
                                                    e.mark.column + 1, ": ", e.msg));

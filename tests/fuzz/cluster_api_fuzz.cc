@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/clusterapi/group_annotations.h"
 #include "kubeobjects/cluster_api.h"
+#include "kubeobjects/json_text.h"
 #include "tests/fuzz/repeated_keys.h"
 
 namespace {
@@ -58,8 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   simdjson::dom::element doc;
   if (parser.parse(text).get(doc) != simdjson::SUCCESS || gpua::fuzz::HasRepeatedKeys(doc))
     return 0;
-  const nlohmann::json tree = nlohmann::json::parse(text, nullptr, false);
-  if (tree.is_discarded()) return 0;
+  const absl::StatusOr<nlohmann::json> read = gpua::ParseJson(text, "fuzz.json");
+  if (!read.ok()) return 0;
+  const nlohmann::json& tree = *read;
   const gpua::JsonReader simd(doc);
   const gpua::JsonReader nl(tree);
   for (gpua::CapiKind kind : gpua::kCapiScalableKinds) {

@@ -83,5 +83,20 @@ TEST_CASE("YAML: a key given twice and a number out of range are refused, with t
   CHECK(YamlToJson("price: \"1e400\"\n", "groups.yaml").ok());
 }
 
+TEST_CASE("YAML nested too deep is refused in words, never read where its JSON would not be",
+          "[kubeobjects][yaml]") {
+  CHECK(YamlToJson("a: " + Nested(400) + "\n", "deep.yaml").ok());
+  // Flow and block collections alike; yaml-cpp's own guard trips first, near 500 levels.
+  std::string block = "a:\n";
+  for (int i = 0; i < 1200; ++i) block += std::string(2 * i, ' ') + "- \n";
+  for (const std::string& text : {"a: " + Nested(kMaxJsonDepth) + "\n", block}) {
+    const absl::StatusOr<nlohmann::json> deep = YamlToJson(text, "deep.yaml");
+    REQUIRE_FALSE(deep.ok());
+    CHECK_THAT(ErrorOf(deep.status()),
+               Catch::StartsWith("deep.yaml: line ") &&
+                   Catch::EndsWith(": nested too deep (YAML: about 500 levels)"));
+  }
+}
+
 }  // namespace
 }  // namespace gpua
