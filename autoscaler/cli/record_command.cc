@@ -43,7 +43,7 @@ struct RecordFlags {
   bool keep_names = false;
   bool gpu_only = false;
   absl::Duration sync_timeout = absl::Seconds(60);
-  absl::Duration checkpoint_every = absl::Minutes(10);
+  absl::Duration checkpoint_every = absl::Minutes(1);
 };
 
 // A pod as the informer lends it, kept as the recorder keeps it (slimmed, as text): the
