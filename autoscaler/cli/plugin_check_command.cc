@@ -102,14 +102,16 @@ void RestoreSize(NodeGroup& g, int before, const std::vector<Instance>& had,
   if (now.ok() && *now > before) {
     absl::Status lowered = g.DecreaseTargetSize(before - *now);
     if (!lowered.ok()) {
-      // Refused (a node is up): delete the instances that were not there before the check.
+      // Refused (a node is up): delete instances that were not there before the check, no
+      // more than the check added (another autoscaler may be adding nodes of its own).
       absl::StatusOr<std::vector<Instance>> instances = g.Nodes();
       std::vector<NodeRef> added;
+      const size_t excess = static_cast<size_t>(*now - before);
       if (instances.ok()) {
         for (const Instance& i : *instances) {
           const bool old = std::any_of(had.begin(), had.end(),
                                        [&](const Instance& h) { return h.id == i.id; });
-          if (!old) added.push_back({i.id, "", {}, {}});
+          if (!old && added.size() < excess) added.push_back({i.id, "", {}, {}});
         }
       }
       if (!added.empty()) {

@@ -282,6 +282,60 @@ TEST_CASE("plugin-check refuses a bad --output", "[plugin-check]") {
   CHECK_THAT(o.err, Catch::Contains("--output"));
 }
 
+// Grows a group by two for every increase asked.
+class IncreasesTwice : public ProviderService {
+ public:
+  using ProviderService::ProviderService;
+  grpc::Status NodeGroupIncreaseSize(grpc::ServerContext* context,
+                                     const pb::NodeGroupIncreaseSizeRequest* request,
+                                     pb::NodeGroupIncreaseSizeResponse* response) override {
+    grpc::Status s = ProviderService::NodeGroupIncreaseSize(context, request, response);
+    return s.ok() ? ProviderService::NodeGroupIncreaseSize(context, request, response) : s;
+  }
+};
+
+// Never lowers a target: as a plugin does once the new node is up.
+class RefusesToLower : public ProviderService {
+ public:
+  using ProviderService::ProviderService;
+  grpc::Status NodeGroupDecreaseTargetSize(grpc::ServerContext*,
+                                           const pb::NodeGroupDecreaseTargetSizeRequest*,
+                                           pb::NodeGroupDecreaseTargetSizeResponse*) override {
+    return {grpc::StatusCode::FAILED_PRECONDITION, "the node is already running"};
+  }
+};
+
+int TargetOf(SimulatedCloud& cloud, const std::string& id) {
+  const auto groups = cloud.NodeGroups();
+  REQUIRE(groups.ok());
+  for (const auto& g : *groups) {
+    if (g->Id() == id) return *g->TargetSize();
+  }
+  FAIL("no group " << id);
+  return -1;
+}
+
+TEST_CASE("plugin-check --mutate returns the group to its starting size whatever the check found",
+          "[plugin-check]") {
+  SECTION("a plugin that grows by two: a problem, and the group lowered back by both") {
+    Cloud c;
+    const Output o = Check(std::make_unique<IncreasesTwice>(c.cloud), {"--mutate"});
+    INFO(o.out);
+    CHECK(o.rc == 1);
+    CHECK_THAT(o.out, Catch::Contains("node group h100: target 3 after increasing 1 by 1"));
+    CHECK(TargetOf(c.cloud, "h100") == 1);
+  }
+  SECTION("a plugin that will not lower the target: the node the check added is deleted") {
+    Cloud c;
+    const Output o = Check(std::make_unique<RefusesToLower>(c.cloud), {"--mutate"});
+    INFO(o.out);
+    CHECK_THAT(o.out, Catch::Contains("NodeGroupDeleteNodes") &&
+                          Catch::Contains("1 node(s) the check added"));
+    CHECK(TargetOf(c.cloud, "h100") == 1);
+    CHECK_THAT(o.out, !Catch::Contains("is left at target"));
+  }
+}
+
 // Lists h100's instance under cpu too.
 class ListsTwice : public ProviderService {
  public:

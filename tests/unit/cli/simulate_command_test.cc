@@ -200,6 +200,19 @@ TEST_CASE("simulate with no files runs the bundled example week, with its sweep"
   }
 }
 
+TEST_CASE("simulate with no files and an idle timeout given runs that one setting",
+          "[simulate]") {
+  const Ran r = Simulate({"--until", "6h", "--output", "json", "--scale-down-unneeded-time=2m"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j.is_object());  // one run, not a sweep's list
+  // Another flag keeps the bundled sweep of idle timeouts, under that flag.
+  const Ran swept = Simulate({"--until", "6h", "--output", "json", "--expander=least-waste"});
+  REQUIRE(swept.code == 0);
+  CHECK(nlohmann::json::parse(swept.out).is_array());
+}
+
 TEST_CASE("simulate says which groups have no provisioning delay to simulate", "[simulate]") {
   std::string groups = kGroups;
   groups = groups.substr(0, groups.find("  simulation:"));
