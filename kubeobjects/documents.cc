@@ -69,7 +69,9 @@ nlohmann::json PlainScalar(const std::string& s, const YAML::Mark& mark) {
     double d;
     if (absl::SimpleAtod(s, &d)) {
       // absl reads 1e400 as infinity, which every sum it meets would carry on as inf or nan.
-      if (!std::isfinite(d)) throw NotConvertible{mark, absl::StrCat("number ", s, " is out of range")};
+      if (!std::isfinite(d)) {
+        throw NotConvertible{mark, absl::StrCat("number ", s, " is out of range")};
+      }
       return d;
     }
   }
@@ -106,7 +108,8 @@ nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget, int depth = 0
         const std::string& key = kv.first.Scalar();
         // yaml-cpp keeps both; Kubernetes' reader refuses the document, and so do we.
         if (obj.contains(key)) {
-          throw NotConvertible{kv.first.Mark(), absl::StrCat("key \"", key, "\" appears twice in one mapping")};
+          throw NotConvertible{kv.first.Mark(),
+                               absl::StrCat("key \"", key, "\" appears twice in one mapping")};
         }
         obj[key] = ToJson(kv.second, budget, depth + 1);
       }

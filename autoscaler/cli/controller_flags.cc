@@ -8,8 +8,8 @@
 #include "absl/strings/str_split.h"
 #include "autoscaler/cli/listen_address.h"
 #include "base/status_macros.h"
-#include "estimator/expander.h"
 #include "cloudproviders/provider_registry.h"
+#include "estimator/expander.h"
 
 namespace gpua {
 namespace {
@@ -352,7 +352,8 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
     GPUA_ASSIGN_OR_RETURN(NodeGroupLimits limits, ParseNodes(n));
     for (const NodeGroupLimits& earlier : o.node_groups) {
       if (earlier.id == limits.id) {
-        return Bad("nodes", n, absl::StrCat("one --nodes per group; ", limits.id, " is named twice"));
+        return Bad("nodes", n,
+                   absl::StrCat("one --nodes per group; ", limits.id, " is named twice"));
       }
     }
     o.node_groups.push_back(std::move(limits));

@@ -245,8 +245,8 @@ absl::Status CheckFlags(const SimulateFlags& f) {
 absl::Status CheckGroupsNamed(const ControllerOptions& o,
                               const std::vector<NodeGroupConfig>& groups) {
   for (const NodeGroupLimits& limits : o.node_groups) {
-    const bool known = std::any_of(groups.begin(), groups.end(),
-                                   [&](const NodeGroupConfig& g) { return g.spec.id == limits.id; });
+    const auto named = [&](const NodeGroupConfig& g) { return g.spec.id == limits.id; };
+    const bool known = std::any_of(groups.begin(), groups.end(), named);
     if (!known) {
       std::vector<std::string> ids;
       for (const NodeGroupConfig& g : groups) ids.push_back(g.spec.id);

@@ -45,7 +45,8 @@ absl::StatusOr<bool> LeaderElector::TryAcquireOrRenew() {
     return absl::UnavailableError(
         absl::StrCat("get lease ", config_.lease_name, ": HTTP ", got.status));
   }
-  absl::StatusOr<nlohmann::json> read = ParseJson(got.body, absl::StrCat("Lease ", config_.lease_name));
+  absl::StatusOr<nlohmann::json> read =
+      ParseJson(got.body, absl::StrCat("Lease ", config_.lease_name));
   if (!read.ok()) return absl::DataLossError(read.status().message());
   const nlohmann::json& body = *read;
   GPUA_ASSIGN_OR_RETURN(LeaseObject lease, DecodeLease(JsonReader(body)));

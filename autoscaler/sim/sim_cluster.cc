@@ -523,9 +523,8 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
   const auto name_of = [&](int i) { return i == 0 ? name : absl::StrCat(name, "-r", i); };
   // A trace's names are its own (ParseTrace refuses repeats), but a line may be named as
   // another's pod made anew ("x-r1"): the pod there keeps its name, this one takes the next.
-  while (pods_.contains(absl::StrCat(arrival.shape->spec.namespace_name, "/", name_of(incarnation)))) {
-    ++incarnation;
-  }
+  const std::string& ns = arrival.shape->spec.namespace_name;
+  while (pods_.contains(absl::StrCat(ns, "/", name_of(incarnation)))) ++incarnation;
   const std::string pod_name = name_of(incarnation);
   PodObject object = *arrival.shape;
   object.spec.name = pod_name;

@@ -93,7 +93,8 @@ class Frame {
       const double right = kWidth - kRight - 4;
       Box box{right - width, y - 16, width, 12};
       const auto covered = [&](const Box& b) {
-        return std::any_of(labels.begin(), labels.end(), [&](const Box& l) { return l.Overlaps(b); });
+        return std::any_of(labels.begin(), labels.end(),
+                           [&](const Box& l) { return l.Overlaps(b); });
       };
       if (covered(box)) box.y = y + 3;
       for (int shift = 1; covered(box) && shift < 8; ++shift) box.x = right - width - shift * 40;

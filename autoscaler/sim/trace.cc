@@ -271,10 +271,13 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
     const absl::string_view content = absl::StripAsciiWhitespace(raw);
     if (content.empty() || content.front() == '#') continue;
     const std::string where = absl::StrCat(source, " line ", line, ": ");
-    absl::StatusOr<nlohmann::json> parsed = ParseJson(content, absl::StrCat(source, " line ", line));
+    absl::StatusOr<nlohmann::json> parsed =
+        ParseJson(content, absl::StrCat(source, " line ", line));
     if (!parsed.ok()) return parsed.status();
     const nlohmann::json& json = *parsed;
-    if (!json.is_object()) return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
+    if (!json.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
+    }
     const JsonReader r(json, where);
     GPUA_RETURN_IF_ERROR(r.Has("stockout") ? ReadStockout(r, line, trace)
                                            : ReadArrival(r, json, line, shapes, trace));

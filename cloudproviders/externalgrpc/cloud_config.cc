@@ -1,8 +1,8 @@
 #include "cloudproviders/externalgrpc/cloud_config.h"
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "base/file.h"
 #include "base/status_macros.h"

@@ -104,7 +104,8 @@ Outcome RunBinary(const std::vector<std::string>& args, const fs::path& scratch)
 
 TEST_CASE("every bad input in the corpus gets its exit status and an error in clear words",
           "[bad-inputs]") {
-  const fs::path scratch = fs::temp_directory_path() / ("gpua-bad-inputs-" + std::to_string(getpid()));
+  const fs::path scratch =
+      fs::temp_directory_path() / ("gpua-bad-inputs-" + std::to_string(getpid()));
   fs::remove_all(scratch);
   fs::create_directories(scratch);
   MakeGeneratedInputs(scratch);
@@ -144,7 +145,8 @@ TEST_CASE("every bad input in the corpus gets its exit status and an error in cl
 }
 
 TEST_CASE("the bundled examples load without a warning", "[bad-inputs][examples]") {
-  const fs::path scratch = fs::temp_directory_path() / ("gpua-examples-" + std::to_string(getpid()));
+  const fs::path scratch =
+      fs::temp_directory_path() / ("gpua-examples-" + std::to_string(getpid()));
   fs::create_directories(scratch);
   const fs::path examples = fs::path(GPUA_SOURCE_DIR) / "examples";
   const std::vector<std::vector<std::string>> runs = {
