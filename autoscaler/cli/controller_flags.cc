@@ -1,9 +1,12 @@
 #include "autoscaler/cli/controller_flags.h"
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autoscaler/cli/listen_address.h"
@@ -364,7 +367,8 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   for (const std::string& g : r.gpu_total) GPUA_RETURN_IF_ERROR(ParseGpuTotal(g, o.limits));
   const auto in_range = [](const char* flag, double v, double lo, double hi) -> absl::Status {
     if (v >= lo && v <= hi) return absl::OkStatus();
-    return Bad(flag, absl::StrCat(v), absl::StrCat("a number from ", lo, " to ", hi));
+    const auto number = [](double d) { return absl::StrFormat("%.15g", d); };  // 1000000
+    return Bad(flag, number(v), absl::StrCat("a number from ", number(lo), " to ", number(hi)));
   };
   GPUA_RETURN_IF_ERROR(in_range("max-total-unready-percentage", r.max_unready_percentage, 0, 100));
   GPUA_RETURN_IF_ERROR(in_range("scale-down-utilization-threshold", r.utilization_threshold, 0, 1));
@@ -373,6 +377,20 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   GPUA_RETURN_IF_ERROR(
       in_range("max-nodes-per-scaleup", static_cast<double>(r.max_nodes_per_scaleup), 1, 1e6));
   GPUA_RETURN_IF_ERROR(in_range("max-nodes-total", static_cast<double>(r.max_nodes_total), 0, 1e6));
+  // Counts that must allow at least one of what they count, and a few that may be zero.
+  for (const auto& [flag, value, lowest] : {std::tuple{"max-scale-down-parallelism",
+                                                       r.max_scale_down_parallelism, 1},
+                                            {"max-drain-parallelism", r.max_drain_parallelism, 1},
+                                            {"kube-api-burst", r.burst, 1},
+                                            {"max-graceful-termination-sec",
+                                             r.max_graceful_termination_sec, 0},
+                                            {"ok-total-unready-count", r.ok_unready, 0},
+                                            {"v", r.verbosity, 0}}) {
+    GPUA_RETURN_IF_ERROR(in_range(flag, static_cast<double>(value), lowest, 1e6));
+  }
+  if (!(r.qps > 0) || !std::isfinite(r.qps)) {
+    return Bad("kube-api-qps", absl::StrCat(r.qps), "a number of requests a second above 0");
+  }
   if (o.scan_interval <= absl::ZeroDuration()) {
     return Bad("scan-interval", absl::FormatDuration(o.scan_interval), "a positive duration");
   }

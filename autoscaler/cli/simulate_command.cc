@@ -237,6 +237,17 @@ absl::Status CheckFlags(const SimulateFlags& f) {
   if (f.parallelism < 0) {
     return absl::InvalidArgumentError("invalid value for flag --parallelism: expected 0 or more");
   }
+  // Said before the trace is read, not after.
+  GPUA_RETURN_IF_ERROR(ParseScoring(f.scoring).status());
+  if (f.gpu_sharing != "as-configured" && f.gpu_sharing != "whole-gpus") {
+    return absl::InvalidArgumentError(absl::StrCat("invalid value \"", f.gpu_sharing,
+                                                   "\" for flag --gpu-sharing: expected "
+                                                   "as-configured or whole-gpus"));
+  }
+  if (f.seed < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", f.seed, "\" for flag --seed: expected 0 or more"));
+  }
   return absl::OkStatus();
 }
 
