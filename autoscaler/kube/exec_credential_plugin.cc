@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "base/status_macros.h"
 
 namespace gpua::kube {
 namespace {
@@ -63,74 +64,91 @@ void KillGroup(pid_t pid) {
   waitpid(pid, nullptr, 0);
 }
 
+// What bounds one run of a plugin, and its name for errors.
+struct Bounds {
+  std::string name;
+  absl::Duration timeout;
+  absl::Time deadline;
+  Clock& clock;
+  const std::atomic<bool>& cancelled;
+};
+
+// Reads the plugin's output until it closes it; an error once the deadline passes, the client
+// is cancelled or the output grows past reason.
+absl::Status ReadUntilClosed(int fd, const Bounds& b, std::string& output) {
+  std::array<char, 4096> buffer;
+  for (;;) {
+    if (b.cancelled) return absl::CancelledError(absl::StrCat(b.name, ": killed: shutting down"));
+    if (b.clock.Now() >= b.deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          b.name, ": no answer within ", absl::FormatDuration(b.timeout), "; killed it"));
+    }
+    pollfd p{fd, POLLIN, 0};
+    // Short waits, so a cancel is seen promptly whatever the deadline.
+    if (poll(&p, 1, 50) <= 0) continue;
+    const ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n <= 0) return absl::OkStatus();  // closed: the plugin has finished, or is about to
+    output.append(buffer.data(), static_cast<size_t>(n));
+    if (output.size() > kMaxExecPluginOutput) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(b.name, ": printed more than ", kMaxExecPluginOutput, " bytes; killed it"));
+    }
+  }
+}
+
+// The plugin's exit, once its output is closed; it is killed if it carries on regardless.
+absl::Status Reap(pid_t pid, const Bounds& b) {
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (b.cancelled || b.clock.Now() >= b.deadline) {
+      KillGroup(pid);
+      return absl::UnauthenticatedError(
+          absl::StrCat(b.name, ": closed its output but did not exit; killed it"));
+    }
+    b.clock.SleepFor(absl::Milliseconds(10));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        b.name, " failed (", WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
+                                               : absl::StrCat("signal ", WTERMSIG(status)),
+        ")"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RunExecCredentialPlugin(const ExecPlugin& plugin,
                                                     absl::Duration timeout, Clock& clock,
                                                     const std::atomic<bool>& cancelled) {
-  const std::string name = absl::StrCat("exec plugin ", plugin.command);
-  if (cancelled) return absl::CancelledError(absl::StrCat(name, ": not run: shutting down"));
+  const Bounds bounds{absl::StrCat("exec plugin ", plugin.command), timeout,
+                      clock.Now() + timeout, clock, cancelled};
+  if (cancelled) return absl::CancelledError(absl::StrCat(bounds.name, ": not run: shutting down"));
   const ExecArgs exec(plugin);
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError(absl::StrCat(name, ": pipe failed"));
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat(bounds.name, ": pipe failed"));
+  }
   const pid_t pid = fork();
   if (pid < 0) {
     close(out[0]);
     close(out[1]);
-    return absl::InternalError(absl::StrCat(name, ": fork failed"));
+    return absl::InternalError(absl::StrCat(bounds.name, ": fork failed"));
   }
   if (pid == 0) {
     close(out[0]);
     ExecChild(exec, out[1]);
   }
+  setpgid(pid, pid);  // as the child does: whichever runs first, the group exists to kill
   close(out[1]);
   std::string output;
-  std::array<char, 4096> buffer;
-  const absl::Time deadline = clock.Now() + timeout;
-  absl::Status stopped;
-  for (;;) {
-    if (cancelled) {
-      stopped = absl::CancelledError(absl::StrCat(name, ": killed: shutting down"));
-      break;
-    }
-    if (clock.Now() >= deadline) {
-      stopped = absl::DeadlineExceededError(absl::StrCat(
-          name, ": no answer within ", absl::FormatDuration(timeout), "; killed it"));
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    // Short waits, so a cancel is seen promptly whatever the deadline.
-    if (poll(&p, 1, 50) <= 0) continue;
-    const ssize_t n = read(out[0], buffer.data(), buffer.size());
-    if (n <= 0) break;  // the plugin closed its output: it has finished, or is about to
-    output.append(buffer.data(), static_cast<size_t>(n));
-    if (output.size() > kMaxExecPluginOutput) {
-      stopped = absl::ResourceExhaustedError(
-          absl::StrCat(name, ": printed more than ", kMaxExecPluginOutput, " bytes; killed it"));
-      break;
-    }
-  }
+  const absl::Status read = ReadUntilClosed(out[0], bounds, output);
   close(out[0]);
-  if (!stopped.ok()) {
+  if (!read.ok()) {
     KillGroup(pid);
-    return absl::UnauthenticatedError(stopped.message());
+    return absl::UnauthenticatedError(read.message());
   }
-  // Output closed; the exit follows at once, unless the plugin closed stdout and carried on.
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (cancelled || clock.Now() >= deadline) {
-      KillGroup(pid);
-      return absl::UnauthenticatedError(
-          absl::StrCat(name, ": closed its output but did not exit; killed it"));
-    }
-    clock.SleepFor(absl::Milliseconds(10));
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        name, " failed (", WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
-                                             : absl::StrCat("signal ", WTERMSIG(status)),
-        ")"));
-  }
+  GPUA_RETURN_IF_ERROR(Reap(pid, bounds));
   return output;
 }
 
