@@ -45,6 +45,9 @@ struct ProviderFactory {
   std::string name;               // its --cloud-provider value
   std::string cloud_config_help;  // what --cloud-config names for it, for --help and errors
   bool cloud_config_required = true;
+  // Its node groups are all there once it is built (a file lists them), so --nodes naming
+  // another is a mistake at start; elsewhere a group may yet appear, and the loop says so.
+  bool groups_fixed_at_start = false;
   // Refuses discovery specs the provider cannot use; the message says why. Null: any spec
   // is refused, as the provider lists its groups itself.
   std::function<absl::Status(const std::vector<std::string>& specs)> check_auto_discovery;

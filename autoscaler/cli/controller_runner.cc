@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/http_endpoints.h"
 #include "autoscaler/cli/management_cluster_connector.h"
@@ -39,6 +41,25 @@ absl::StatusOr<std::unique_ptr<CloudProvider>> MakeProvider(const ControllerConf
   context.connect_management_cluster =
       ManagementClusterConnector(std::move(management), clock, log);
   return ProviderRegistry::Builtin().Create(c.cloud_provider, context);
+}
+
+// --nodes against the groups of a provider that has them all at start (the node-group file's).
+absl::Status CheckGroupsNamed(const ControllerConfig& c, CloudProvider& provider) {
+  const ProviderFactory* factory = ProviderRegistry::Builtin().Find(c.cloud_provider);
+  if (factory == nullptr || !factory->groups_fixed_at_start) return absl::OkStatus();
+  GPUA_ASSIGN_OR_RETURN(const std::vector<std::shared_ptr<NodeGroup>> groups,
+                        provider.NodeGroups());
+  for (const NodeGroupLimits& limits : c.controller.node_groups) {
+    const auto named = [&](const auto& g) { return g->Id() == limits.id; };
+    if (std::none_of(groups.begin(), groups.end(), named)) {
+      std::vector<std::string> ids;
+      for (const auto& g : groups) ids.push_back(g->Id());
+      return absl::InvalidArgumentError(absl::StrCat(
+          "names node group ", limits.id, ", which ", c.cloud_config, " does not have (",
+          absl::StrJoin(ids, ", "), ")"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // client-go's identity for a candidate: the host's name and something unique.
@@ -181,6 +202,7 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
   for (const std::string& note : c.notes) log.Warning(note);
   absl::StatusOr<std::unique_ptr<CloudProvider>> provider = MakeProvider(c, io.clock, log);
   if (!provider.ok()) return fail("cloud provider", provider.status());
+  if (absl::Status s = CheckGroupsNamed(c, **provider); !s.ok()) return fail("--nodes", s);
   absl::StatusOr<kube::RestConfig> rest =
       kube::ResolveRestConfig(c.kubeconfig, "", kube::ProcessEnv);
   if (!rest.ok()) return fail("kubeconfig", rest.status());

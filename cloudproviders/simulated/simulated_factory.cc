@@ -10,6 +10,7 @@ ProviderFactory SimulatedCloudFactory() {
   ProviderFactory f;
   f.name = "simulated";
   f.cloud_config_help = "the node-group file";
+  f.groups_fixed_at_start = true;
   f.check_auto_discovery = [](const std::vector<std::string>&) {
     return absl::InvalidArgumentError(
         "--node-group-auto-discovery is not meaningful for --cloud-provider=simulated: the "
