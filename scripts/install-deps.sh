@@ -8,7 +8,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libcurl4-openssl-dev libssl-dev openssl
+  libcurl4-openssl-dev libssl-dev openssl curl
   nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev libcpp-httplib-dev
   catch2 libbenchmark-dev
   libgoogle-perftools-dev

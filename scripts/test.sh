@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the normal, the sanitizer (ASan + UBSan) and the fuzzing
-# (clang, libFuzzer) trees, and runs every test of all three through one CTest run, which ends
-# with CTest's summary line.
+# (clang, libFuzzer) trees and a real control plane (tests/cluster), and runs every test of all
+# three trees, the e2e tests against that control plane among them, through one CTest run,
+# which ends with CTest's summary line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 jobs=$(nproc)
 
-cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGPUA_CLUSTER_BIN_DIR="$PWD/build/cluster"
 cmake --build build/release -j "$jobs"
 
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUA_SANITIZE=ON \
@@ -19,6 +21,10 @@ cmake --build build/asan -j "$jobs"
 CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DGPUA_FUZZ=ON -DGPUA_BUILD_TESTS=OFF -DGPUA_BUILD_BENCHMARKS=OFF
 cmake --build build/fuzz -j "$jobs"
+
+# A real control plane for the e2e tests (label e2e): kube-apiserver, -scheduler,
+# -controller-manager and etcd from the Go module proxy, built once per pin change.
+bash tests/cluster/build.sh build/cluster
 
 # One CTest tree over the three builds, so one summary counts every case.
 printf 'subdirs("release" "asan" "fuzz")\n' > build/CTestTestfile.cmake

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# e2e: the real control plane (tests/cluster) places a GPU pod as the autoscaler expects, and
+# gpu-autoscaler reads it. A Node made here stands for a kubelet: its status is patched in,
+# the not-ready taint the node lifecycle would lift is removed; the pod must be bound to it by
+# the real kube-scheduler, and `gpu-autoscaler inspect` must list the node and no unschedulable
+# pod. Usage: scheduler_binds_gpu_pod.sh KUBECONFIG GPU_AUTOSCALER
+set -euo pipefail
+export KUBECONFIG="${1:?KUBECONFIG}"
+binary="${2:?GPU_AUTOSCALER}"
+ns="e2e-bind-$$"
+node="e2e-gpu-$$"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cleanup() {
+  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  kubectl delete node "$node" --wait=false >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+kubectl create namespace "$ns" >/dev/null
+kubectl create -f - >/dev/null <<NODE
+apiVersion: v1
+kind: Node
+metadata: {name: $node, labels: {kubernetes.io/hostname: $node, nvidia.com/gpu.product: NVIDIA-L4}}
+NODE
+now="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+kubectl patch node "$node" --subresource=status --type=merge -p "{\"status\": {
+  \"capacity\": {\"cpu\": \"8\", \"memory\": \"32Gi\", \"pods\": \"110\", \"nvidia.com/gpu\": \"1\"},
+  \"allocatable\": {\"cpu\": \"8\", \"memory\": \"32Gi\", \"pods\": \"110\", \"nvidia.com/gpu\": \"1\"},
+  \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\", \"reason\": \"KubeletReady\",
+    \"message\": \"e2e\", \"lastHeartbeatTime\": \"$now\", \"lastTransitionTime\": \"$now\"}]}}" >/dev/null
+kubectl taint node "$node" node.kubernetes.io/not-ready- >/dev/null 2>&1 || true
+
+# A new namespace has no default ServiceAccount for a moment: the pod is retried until it has.
+for _ in $(seq 1 50); do
+  kubectl -n "$ns" create -f - >/dev/null 2>&1 <<POD && break
+apiVersion: v1
+kind: Pod
+metadata: {name: train}
+spec:
+  nodeSelector: {kubernetes.io/hostname: $node}
+  containers: [{name: main, image: registry.invalid/train:1, resources: {limits: {nvidia.com/gpu: "1"}}}]
+POD
+  sleep 0.2
+done
+kubectl -n "$ns" get pod train >/dev/null || fail "the pod was never created"
+
+bound=""
+for _ in $(seq 1 150); do
+  bound="$(kubectl -n "$ns" get pod train -o jsonpath='{.spec.nodeName}')"
+  [[ -n "$bound" ]] && break
+  sleep 0.2
+done
+[[ "$bound" == "$node" ]] || fail "the pod is bound to \"$bound\", not to $node"
+
+report="$("$binary" inspect --kubeconfig "$KUBECONFIG" --sync-timeout 20s --output json)" ||
+  fail "gpu-autoscaler inspect failed"
+echo "$report" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+node = sys.argv[1]
+text = json.dumps(r)
+assert node in text, "inspect does not list the node " + node
+' "$node" || fail "inspect does not list $node"
+echo "ok: the real scheduler bound the GPU pod to $node, and inspect lists it"
