@@ -2,8 +2,10 @@
 # A Kubernetes control plane on 127.0.0.1 for the end-to-end tests, from the binaries build.sh
 # made: etcd, kube-apiserver, kube-controller-manager and kube-scheduler, each on a free port,
 # with certificates made here by openssl. The API server advertises 127.0.0.1, so it keeps no
-# endpoints for the kubernetes Service (loopback is refused there). No kubelet: the node lifecycle controller is off, and
-# tests create Node objects themselves.
+# endpoints for the kubernetes Service (loopback is refused there). No kubelet, so no node
+# lifecycle: the node lifecycle controller is off, and so is TaintNodesByCondition, whose
+# not-ready taint only that controller would lift; tests create Node objects with the status
+# they want.
 #
 #   control-plane.sh start BIN_DIR STATE_DIR   prints the kubeconfig's path once /readyz is ok
 #   control-plane.sh stop STATE_DIR            stops the processes start began, and no other
@@ -87,7 +89,7 @@ start() {
     --service-account-key-file service-account.pub \
     --service-account-signing-key-file service-account.key \
     --service-account-issuer https://kubernetes.default.svc --service-cluster-ip-range 10.96.0.0/16 \
-    --endpoint-reconciler-type none
+    --endpoint-reconciler-type none --disable-admission-plugins TaintNodesByCondition
   run kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig controller-manager.kubeconfig --bind-address 127.0.0.1 --secure-port 0 \
     --leader-elect=false --controllers '*,-node-lifecycle-controller' \
