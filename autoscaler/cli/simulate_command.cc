@@ -113,27 +113,32 @@ absl::StatusOr<sim::Scoring> ParseScoring(const std::string& s) {
                                                  "least-allocated or most-allocated"));
 }
 
-absl::StatusOr<sim::SimulationOptions> OptionsOf(const Parsed& p,
-                                                 std::vector<NodeGroupConfig> groups) {
-  sim::SimulationOptions o;
-  o.controller = p.controller;
-  o.groups = std::move(groups);
-  if (p.sim.seed < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", p.sim.seed, "\" for flag --seed: expected 0 or more"));
-  }
-  o.seed = static_cast<uint64_t>(p.sim.seed);
-  GPUA_ASSIGN_OR_RETURN(o.scoring, ParseScoring(p.sim.scoring));
-  if (p.sim.gpu_sharing != "as-configured" && p.sim.gpu_sharing != "whole-gpus") {
-    return absl::InvalidArgumentError(absl::StrCat("invalid value \"", p.sim.gpu_sharing,
+// The flags each run of a sweep takes its own value of (a sweep may set any of them): checked
+// on the command line before anything is read, and again for each swept value.
+absl::Status CheckRunFlags(const SimulateFlags& f) {
+  GPUA_RETURN_IF_ERROR(ParseScoring(f.scoring).status());
+  if (f.gpu_sharing != "as-configured" && f.gpu_sharing != "whole-gpus") {
+    return absl::InvalidArgumentError(absl::StrCat("invalid value \"", f.gpu_sharing,
                                                    "\" for flag --gpu-sharing: expected "
                                                    "as-configured or whole-gpus"));
   }
-  o.whole_gpus = p.sim.gpu_sharing == "whole-gpus";
-  if (p.sim.until < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError("invalid value for flag --until: expected 0 or more");
+  if (f.seed < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid value \"", f.seed, "\" for flag --seed: expected 0 or more"));
   }
-  o.until = p.sim.until;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<sim::SimulationOptions> OptionsOf(const Parsed& p,
+                                                 std::vector<NodeGroupConfig> groups) {
+  GPUA_RETURN_IF_ERROR(CheckRunFlags(p.sim));
+  sim::SimulationOptions o;
+  o.controller = p.controller;
+  o.groups = std::move(groups);
+  o.seed = static_cast<uint64_t>(p.sim.seed);
+  o.scoring = *ParseScoring(p.sim.scoring);
+  o.whole_gpus = p.sim.gpu_sharing == "whole-gpus";
+  o.until = p.sim.until;  // FlagSet takes no negative duration
   o.verbosity = static_cast<int>(p.sim.verbosity);
   if (!p.sim.faults.empty()) {
     absl::StatusOr<sim::FaultProfile> faults = sim::LoadFaultProfile(p.sim.faults);
@@ -237,18 +242,7 @@ absl::Status CheckFlags(const SimulateFlags& f) {
   if (f.parallelism < 0) {
     return absl::InvalidArgumentError("invalid value for flag --parallelism: expected 0 or more");
   }
-  // Said before the trace is read, not after.
-  GPUA_RETURN_IF_ERROR(ParseScoring(f.scoring).status());
-  if (f.gpu_sharing != "as-configured" && f.gpu_sharing != "whole-gpus") {
-    return absl::InvalidArgumentError(absl::StrCat("invalid value \"", f.gpu_sharing,
-                                                   "\" for flag --gpu-sharing: expected "
-                                                   "as-configured or whole-gpus"));
-  }
-  if (f.seed < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid value \"", f.seed, "\" for flag --seed: expected 0 or more"));
-  }
-  return absl::OkStatus();
+  return CheckRunFlags(f);  // said before the trace is read, not after
 }
 
 // --nodes names groups of the node-group file: here every group is known, so a name that is

@@ -14,9 +14,7 @@
 # admin.kubeconfig (`export KUBECONFIG=STATE_DIR/admin.kubeconfig` for a debugging session).
 set -euo pipefail
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # cert NAME SUBJECT EXTENSIONS: a key and a certificate signed by the state's CA.
 cert() {

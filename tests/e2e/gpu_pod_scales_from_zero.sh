@@ -5,6 +5,7 @@
 # delay; the real kube-scheduler marks the pod unschedulable, then binds it to the new node.
 # Usage: gpu_pod_scales_from_zero.sh KUBECONFIG GPU_AUTOSCALER EXAMPLE_PLUGIN
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 export KUBECONFIG="${1:?KUBECONFIG}"
 binary="${2:?GPU_AUTOSCALER}"
 plugin="${3:?EXAMPLE_PLUGIN}"
@@ -25,7 +26,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+port="$(free_port)"
 
 cat > "$work/groups.yaml" <<GROUPS
 nodeGroups:
@@ -52,8 +53,7 @@ pids+=($!)
   --scan-interval=2s --v=2 > "$work/controller.log" 2>&1 &
 pids+=($!)
 
-for _ in $(seq 1 50); do
-  kubectl -n "$ns" create -f - >/dev/null 2>&1 <<POD && break
+create_in_namespace "$ns" <<POD || fail "the pod was never created"
 apiVersion: v1
 kind: Pod
 metadata: {name: infer}
@@ -61,9 +61,6 @@ spec:
   nodeSelector: {e2e-scenario: $scenario}
   containers: [{name: main, image: registry.invalid/infer:1, resources: {limits: {nvidia.com/gpu: "1"}}}]
 POD
-  sleep 0.2
-done
-kubectl -n "$ns" get pod infer >/dev/null 2>&1 || fail "the pod was never created"
 
 bound=""
 for _ in $(seq 1 300); do

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # e2e: the real control plane (tests/cluster) places a GPU pod as the autoscaler expects, and
-# gpu-autoscaler reads it. A Node made here stands for a kubelet: its status is patched in,
-# the not-ready taint the node lifecycle would lift is removed; the pod must be bound to it by
+# gpu-autoscaler reads it. A Node made here stands for a kubelet: its status is patched in
+# (the control plane makes no not-ready taint to lift); the pod must be bound to it by
 # the real kube-scheduler, and `gpu-autoscaler inspect` must list the node and no unschedulable
 # pod. Usage: scheduler_binds_gpu_pod.sh KUBECONFIG GPU_AUTOSCALER
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 export KUBECONFIG="${1:?KUBECONFIG}"
 binary="${2:?GPU_AUTOSCALER}"
 ns="e2e-bind-$$"
@@ -28,11 +29,8 @@ kubectl patch node "$node" --subresource=status --type=merge -p "{\"status\": {
   \"allocatable\": {\"cpu\": \"8\", \"memory\": \"32Gi\", \"pods\": \"110\", \"nvidia.com/gpu\": \"1\"},
   \"conditions\": [{\"type\": \"Ready\", \"status\": \"True\", \"reason\": \"KubeletReady\",
     \"message\": \"e2e\", \"lastHeartbeatTime\": \"$now\", \"lastTransitionTime\": \"$now\"}]}}" >/dev/null
-kubectl taint node "$node" node.kubernetes.io/not-ready- >/dev/null 2>&1 || true
 
-# A new namespace has no default ServiceAccount for a moment: the pod is retried until it has.
-for _ in $(seq 1 50); do
-  kubectl -n "$ns" create -f - >/dev/null 2>&1 <<POD && break
+create_in_namespace "$ns" <<POD || fail "the pod was never created"
 apiVersion: v1
 kind: Pod
 metadata: {name: train}
@@ -40,9 +38,6 @@ spec:
   nodeSelector: {kubernetes.io/hostname: $node}
   containers: [{name: main, image: registry.invalid/train:1, resources: {limits: {nvidia.com/gpu: "1"}}}]
 POD
-  sleep 0.2
-done
-kubectl -n "$ns" get pod train >/dev/null || fail "the pod was never created"
 
 bound=""
 for _ in $(seq 1 150); do
