@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
@@ -79,6 +80,18 @@ void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m
   if (!patched.ok()) log_.Warning(std::string(patched.message()));
 }
 
+bool SimulatedNodeRegistrar::OfOurGroups(const nlohmann::json& node) const {
+  const nlohmann::json spec = node.value("spec", nlohmann::json::object());
+  const nlohmann::json id = spec.is_object() ? spec.value("providerID", nlohmann::json()) : nullptr;
+  if (!id.is_string()) return false;
+  for (const NodeGroupConfig& g : groups_) {
+    if (absl::StartsWith(id.get<std::string>(), absl::StrCat("sim://", g.spec.id, "/"))) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void SimulatedNodeRegistrar::Sync() {
   absl::StatusOr<std::map<std::string, nlohmann::json>> ours = OurNodes();
   if (!ours.ok()) {
@@ -96,7 +109,7 @@ void SimulatedNodeRegistrar::Sync() {
     }
   }
   for (const auto& [name, node] : *ours) {
-    if (alive.contains(name)) continue;
+    if (alive.contains(name) || !OfOurGroups(node)) continue;
     const absl::Status deleted =
         Expect(absl::StrCat("deleting node ", name),
                client_.Request("DELETE", absl::StrCat("/api/v1/nodes/", name)), {200, 202, 404});

@@ -2,8 +2,8 @@
 // simulated cloud's instances, so an author watches the whole loop. Each running instance
 // gets a Node (its group template's labels, taints and allocatable, its provider ID, its GPUs
 // once the cloud says they are ready), labelled as ours; a Node of ours whose instance is
-// gone is deleted, as a cloud controller manager would. Nodes not labelled as ours are never
-// touched.
+// gone is deleted, as a cloud controller manager would. Nodes not labelled as ours, or of
+// groups another plugin serves (several may share a cluster), are never touched.
 #ifndef GPUA_AUTOSCALER_CLI_SIMULATED_NODE_REGISTRAR_H_
 #define GPUA_AUTOSCALER_CLI_SIMULATED_NODE_REGISTRAR_H_
 
@@ -34,6 +34,8 @@ class SimulatedNodeRegistrar {
 
  private:
   absl::StatusOr<std::map<std::string, nlohmann::json>> OurNodes();
+  // Whether the Node's provider ID names one of this registrar's groups.
+  bool OfOurGroups(const nlohmann::json& node) const;
   void Register(const NodeGroupConfig& g, const Machine& m, const nlohmann::json* existing);
   absl::Status Expect(absl::string_view what, absl::StatusOr<HttpResponse> res,
                       std::initializer_list<long> ok);

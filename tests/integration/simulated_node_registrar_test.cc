@@ -1,8 +1,11 @@
 // The example plugin as the cloud of a development cluster: the simulated cloud's instances
-// become Nodes of the (fake) API server and go when the instances go; others' Nodes stay.
+// become Nodes of the (fake) API server and go when the instances go; others' Nodes stay, those
+// of another plugin's groups in the same cluster among them.
 #include "autoscaler/cli/simulated_node_registrar.h"
 
 #include <catch2/catch.hpp>
+
+#include "absl/strings/str_cat.h"
 
 #include "tests/support/config_files.h"
 #include "tests/support/fake_api_server.h"
@@ -32,6 +35,13 @@ TEST_CASE(
   SimulatedCloud cloud(groups, clock);
   testing::FakeApiServer api;
   api.Upsert("nodes", {{"metadata", {{"name", "control-plane"}}}});
+  // Registered by another example plugin on this cluster, for a group this one does not serve.
+  for (const char* other : {"a100", "l4x"}) {
+    api.Upsert("nodes", {{"metadata",
+                          {{"name", absl::StrCat(other, "-0")},
+                           {"labels", {{kSimulatedInstanceLabel, "true"}}}}},
+                         {"spec", {{"providerID", absl::StrCat("sim://", other, "/0")}}}});
+  }
   auto rest = ResolveRestConfig(testing::KubeconfigFor(api.url(), "gpua-registrar.kubeconfig"), "",
                                 ProcessEnv);
   REQUIRE(rest.ok());
@@ -65,6 +75,8 @@ TEST_CASE(
   registrar.Sync();
   CHECK_FALSE(api.Get("nodes", "", "l4-0").has_value());
   CHECK(api.Get("nodes", "", "control-plane").has_value());  // not ours: never touched
+  CHECK(api.Get("nodes", "", "a100-0").has_value());  // another plugin's
+  CHECK(api.Get("nodes", "", "l4x-0").has_value());
   CHECK(log.Contains("Registered node l4-0 for instance sim://l4/0"));
   CHECK(log.Contains("Deleted node l4-0: its instance is gone"));
 }
