@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/hash/hash.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kubeobjects/json_text.h"
@@ -172,10 +173,20 @@ absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
 absl::Status ApiKubeWriter::Nominate(const std::string& namespace_name, const std::string& pod,
                                      std::optional<std::string> node) {
   nlohmann::json v = node.has_value() ? nlohmann::json(*node) : nlohmann::json(nullptr);
-  return MergePatch(
-      absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/status"),
-      absl::StrCat("set the nominated node of pod ", namespace_name, "/", pod),
-      {{"status", {{"nominatedNodeName", v}}}});
+  const nlohmann::json patch = {{"status", {{"nominatedNodeName", v}}}};
+  GPUA_ASSIGN_OR_RETURN(
+      HttpResponse res,
+      client_.Request("PATCH",
+                      absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/status"),
+                      patch.dump(), "application/merge-patch+json"));
+  if (res.status == 200) return absl::OkStatus();
+  // The scheduler bound the pod since the loop's view was taken, and the API server refuses a
+  // nomination on a bound pod: the hint is moot, not failed.
+  if (res.status == 422 && node.has_value() && absl::StrContains(res.body, "already bound")) {
+    return absl::OkStatus();
+  }
+  return HttpStatusError(absl::StrCat("set the nominated node of pod ", namespace_name, "/", pod),
+                         res);
 }
 
 absl::StatusOr<EvictionResult> ApiKubeWriter::Evict(const std::string& namespace_name,

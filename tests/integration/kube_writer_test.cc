@@ -73,6 +73,25 @@ TEST_CASE("cordon, annotations, labels and delete", "[kube][writer]") {
   CHECK(f.writer->DeleteNode("gpu-1").ok());  // already gone is fine
 }
 
+TEST_CASE(
+    "a nomination is written to a pending pod, and is moot once the scheduler bound the pod, "
+    "which the API server refuses to nominate",
+    "[kube][writer]") {
+  Fixture f;
+  f.server.Upsert("pods", {{"metadata", {{"name", "infer-0"}, {"namespace", "ml"}}}});
+  f.server.Upsert("pods", {{"metadata", {{"name", "infer-1"}, {"namespace", "ml"}}},
+                           {"spec", {{"nodeName", "gpu-2"}}}});
+  REQUIRE(f.writer->Nominate("ml", "infer-0", "gpu-1").ok());
+  CHECK(f.Get("/api/v1/namespaces/ml/pods/infer-0")["status"]["nominatedNodeName"] == "gpu-1");
+  // Bound between the loop's view and the write: not an error, and nothing is written.
+  REQUIRE(f.writer->Nominate("ml", "infer-1", "gpu-1").ok());
+  CHECK_FALSE(f.Get("/api/v1/namespaces/ml/pods/infer-1").contains("status"));
+  // Any other refusal still is one.
+  f.server.FailNext(1, 422);
+  CHECK_FALSE(f.writer->Nominate("ml", "infer-0", "gpu-3").ok());
+  CHECK(absl::IsNotFound(f.writer->Nominate("ml", "ghost", "gpu-1")));
+}
+
 TEST_CASE("evictions respect PodDisruptionBudgets", "[kube][writer]") {
   Fixture f;
   const auto pod = [](const std::string& name, const std::string& app) {

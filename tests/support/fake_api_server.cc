@@ -171,6 +171,17 @@ int ApplyWrite(const std::string& method, const std::string& content_type,
   return 200;
 }
 
+// Whether a status write names a nominated node for a pod already bound, which the real API
+// server refuses (422) since the scheduler bound it.
+bool NominatesBoundPod(const nlohmann::json& written, const nlohmann::json& pod) {
+  const nlohmann::json status = written.value("status", nlohmann::json::object());
+  const nlohmann::json spec = pod.value("spec", nlohmann::json::object());
+  return status.is_object() && spec.is_object() &&
+         !status.value("nominatedNodeName", nlohmann::json()).is_null() &&
+         status.value("nominatedNodeName", nlohmann::json()) != "" &&
+         spec.value("nodeName", nlohmann::json()).is_string() && spec["nodeName"] != "";
+}
+
 // Gives `to` the status of `from` (none if it has none).
 void CopyStatus(const nlohmann::json& from, nlohmann::json& to) {
   if (from.contains("status")) {
@@ -507,9 +518,15 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
   if (t.has_value() && t->subresource == "status" && HasStatus(t->resource) &&
       (method == "PUT" || method == "PATCH")) {
     absl::MutexLock lock(&mu_);
+    const bool pod = t->resource == "pods";
     return WriteSubresource(method, *t, req, res,
                             {[](const nlohmann::json& object) { return object; },
-                             [](const nlohmann::json& whole, nlohmann::json& object) {
+                             [pod](const nlohmann::json& whole, nlohmann::json& object) {
+                               if (pod && NominatesBoundPod(whole, object)) {
+                                 return std::string(
+                                     "status.nominatedNodeName: Forbidden: may not be set on "
+                                     "pods that are already bound to a node");
+                               }
                                CopyStatus(whole, object);
                                return std::string();
                              }});
