@@ -1,5 +1,7 @@
 #include "autoscaler/controller/status/status_report.h"
 
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -22,10 +24,29 @@ std::string ApiTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
 }
 
+// A word YAML reads back as the same string. cluster-autoscaler's writer (go-yaml) leaves such
+// strings plain, and users grep for them ("autoscalerStatus: Running"); YAML 1.1's booleans and
+// nulls would read back as something else.
+bool PlainWord(const std::string& s) {
+  static const absl::flat_hash_set<absl::string_view> kNotStrings = {
+      "y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no",   "No",   "NO",   "true",  "True",
+      "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
+      "NULL"};
+  if (s.empty() || !absl::ascii_isalpha(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' &&
+        c != '.' && c != '/') {
+      return false;
+    }
+  }
+  return !kNotStrings.contains(s);
+}
+
 std::string Scalar(const nlohmann::ordered_json& v) {
   if (v.is_object()) return "{}";
   if (v.is_array()) return "[]";
-  return v.dump();  // strings come out double-quoted and escaped: valid YAML
+  if (v.is_string() && PlainWord(v.get<std::string>())) return v.get<std::string>();
+  return v.dump();  // other strings double-quoted and escaped: valid YAML
 }
 
 void EmitArray(const nlohmann::ordered_json& array, int indent, std::string& out);

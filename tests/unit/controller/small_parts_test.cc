@@ -84,11 +84,15 @@ TEST_CASE("the status YAML reads back as the object it was made from", "[control
        {{{"name", "h100"},
          {"scaleUp",
           {{"status", "Backoff"}, {"backoffInfo", {{"errorMessage", "quota: \"p5\" #1"}}}}}},
-        {{"name", "l4"}, {"scaleUp", {{"status", "NoActivity"}}}}}},
+        {{"name", "l4"}, {"scaleUp", {{"status", "NoActivity"}}}},
+        {{"name", "true"}, {"scaleUp", {{"status", "123"}}}}}},
       {"empty", nlohmann::ordered_json::array()}};
   const std::string yaml = ToYaml(status);
-  CHECK_THAT(yaml,
-             Catch::Contains("nodeGroups:\n- name: \"h100\"\n  scaleUp:\n    status: \"Backoff\""));
+  // Words plain, as cluster-autoscaler writes them; what YAML would misread, quoted.
+  CHECK_THAT(yaml, Catch::Contains("autoscalerStatus: Running\n"));
+  CHECK_THAT(yaml, Catch::Contains("nodeGroups:\n- name: h100\n  scaleUp:\n    status: Backoff"));
+  CHECK_THAT(yaml, Catch::Contains("- name: \"true\"\n  scaleUp:\n    status: \"123\""));
+  CHECK_THAT(yaml, Catch::Contains("time: \"2026-12-01 10:00:00.000000000 +0000 UTC\""));
   auto back = YamlToJson(yaml, "status");
   REQUIRE(back.ok());
   CHECK(*back == nlohmann::json::parse(status.dump()));
