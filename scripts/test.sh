@@ -8,9 +8,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 bash scripts/install-deps.sh
 jobs=$(nproc)
+# The Kubernetes release the e2e tests run on: KUBE_VERSION=1.34 for the oldest with DRA at GA
+# (tests/cluster/kube-*), and KUBE_EMULATED_VERSION=1.34 for newer binaries emulating it.
+cluster="$PWD/build/cluster-$(echo "${KUBE_VERSION:-1.37}" | cut -d. -f1,2)"
 
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DGPUA_CLUSTER_BIN_DIR="$PWD/build/cluster"
+  -DGPUA_CLUSTER_BIN_DIR="$cluster"
 cmake --build build/release -j "$jobs"
 
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUA_SANITIZE=ON \
@@ -24,7 +27,7 @@ cmake --build build/fuzz -j "$jobs"
 
 # A real control plane for the e2e tests (label e2e): kube-apiserver, -scheduler,
 # -controller-manager and etcd from the Go module proxy, built once per pin change.
-bash tests/cluster/build.sh build/cluster
+bash tests/cluster/build.sh "$cluster"
 
 # One CTest tree over the three builds, so one summary counts every case.
 printf 'subdirs("release" "asan" "fuzz")\n' > build/CTestTestfile.cmake

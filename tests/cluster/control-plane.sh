@@ -10,6 +10,9 @@
 #   control-plane.sh start BIN_DIR STATE_DIR   prints the kubeconfig's path once /readyz is ok
 #   control-plane.sh stop STATE_DIR            stops the processes start began, and no other
 #
+# With KUBE_EMULATED_VERSION=1.34 the API server, controller-manager and scheduler emulate that
+# release (--emulated-version: its APIs, defaults and feature gates) on newer binaries.
+#
 # STATE_DIR holds the certificates, etcd's data, each component's log, the pids and
 # admin.kubeconfig (`export KUBECONFIG=STATE_DIR/admin.kubeconfig` for a debugging session).
 set -euo pipefail
@@ -75,6 +78,8 @@ start() {
   api_port=$(free_port)
   server="https://127.0.0.1:$api_port"
   for name in admin scheduler controller-manager; do kubeconfig "$name" "$server"; done
+  local emulated=()
+  [[ -z "${KUBE_EMULATED_VERSION:-}" ]] || emulated=(--emulated-version "$KUBE_EMULATED_VERSION")
   # No fsync: the data lives as long as the test run.
   run etcd "$bin/etcd" --name e2e --data-dir "$state/etcd" --unsafe-no-fsync \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
@@ -87,14 +92,14 @@ start() {
     --service-account-key-file service-account.pub \
     --service-account-signing-key-file service-account.key \
     --service-account-issuer https://kubernetes.default.svc --service-cluster-ip-range 10.96.0.0/16 \
-    --endpoint-reconciler-type none --disable-admission-plugins TaintNodesByCondition
+    --endpoint-reconciler-type none --disable-admission-plugins TaintNodesByCondition "${emulated[@]}"
   run kube-controller-manager "$bin/kube-controller-manager" \
     --kubeconfig controller-manager.kubeconfig --bind-address 127.0.0.1 --secure-port 0 \
     --leader-elect=false --controllers '*,-node-lifecycle-controller' \
     --service-account-private-key-file service-account.key --root-ca-file ca.crt \
-    --use-service-account-credentials=true
+    --use-service-account-credentials=true "${emulated[@]}"
   run kube-scheduler "$bin/kube-scheduler" --kubeconfig scheduler.kubeconfig \
-    --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false
+    --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false "${emulated[@]}"
   # Ready when the API server says so, within a minute.
   for _ in $(seq 1 600); do
     if curl -sf --cacert ca.crt --cert admin.crt --key admin.key "$server/readyz" > /dev/null; then

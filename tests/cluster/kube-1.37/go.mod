@@ -1,7 +1,7 @@
-// The control plane the end-to-end tests run against (tests/cluster/build.sh builds it): the
+// The 1.37 control plane, the e2e tests' default (tests/cluster/build.sh builds it): the
 // Kubernetes release pinned here, its staging modules at the same release, and the etcd server
 // that release depends on.
-module gpu-autoscaler.invalid/tests/cluster
+module gpu-autoscaler.invalid/tests/cluster/kube-1.37
 
 go 1.26.0
 
