@@ -5,23 +5,15 @@
 # the real kube-scheduler, and `gpu-autoscaler inspect` must list the node and no unschedulable
 # pod. Usage: scheduler_binds_gpu_pod.sh KUBECONFIG GPU_AUTOSCALER
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
 export KUBECONFIG="${1:?KUBECONFIG}"
 binary="${2:?GPU_AUTOSCALER}"
-ns="e2e-bind-$$"
+scenario_begin bind
 node="e2e-gpu-$$"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-cleanup() {
-  kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
-  kubectl delete node "$node" --wait=false >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-
-kubectl create namespace "$ns" >/dev/null
 kubectl create -f - >/dev/null <<NODE
 apiVersion: v1
 kind: Node
-metadata: {name: $node, labels: {kubernetes.io/hostname: $node, nvidia.com/gpu.product: NVIDIA-L4}}
+metadata: {name: $node, labels: {kubernetes.io/hostname: $node, e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4}}
 NODE
 now="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 kubectl patch node "$node" --subresource=status --type=merge -p "{\"status\": {
@@ -39,12 +31,8 @@ spec:
   containers: [{name: main, image: registry.invalid/train:1, resources: {limits: {nvidia.com/gpu: "1"}}}]
 POD
 
-bound=""
-for _ in $(seq 1 150); do
-  bound="$(kubectl -n "$ns" get pod train -o jsonpath='{.spec.nodeName}')"
-  [[ -n "$bound" ]] && break
-  sleep 0.2
-done
+wait_until 30 "the pod bound" pods_bound 1
+bound="$(kubectl -n "$ns" get pod train -o jsonpath='{.spec.nodeName}')"
 [[ "$bound" == "$node" ]] || fail "the pod is bound to \"$bound\", not to $node"
 
 report="$("$binary" inspect --kubeconfig "$KUBECONFIG" --sync-timeout 20s --output json)" ||

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Pending GPU pods to the provider's increase on a real control plane (docs/performance.md):
+# starts tests/cluster's control plane from BIN_DIR, runs the real controller against the
+# example plugin, and ROUNDS times (default 40) creates a batch of 1 to 4 GPU pods and waits
+# for the controller's increase and the pods' binding; prints p50, p99 and max.
+# Usage: scale_up_latency_e2e.sh BIN_DIR GPU_AUTOSCALER EXAMPLE_PLUGIN [ROUNDS]
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bin_dir="$(cd "${1:?BIN_DIR}" && pwd)"
+binary="${2:?GPU_AUTOSCALER}"
+plugin="${3:?EXAMPLE_PLUGIN}"
+rounds="${4:-40}"
+state="$(mktemp -d)"
+export KUBECONFIG
+KUBECONFIG="$(bash "$here/../cluster/control-plane.sh" start "$bin_dir" "$state")"
+source "$here/../e2e/scenario.sh"
+scenario_begin latency
+trap 'scenario_end; bash "$here/../cluster/control-plane.sh" stop "$state"; rm -rf "$state"' EXIT
+export E2E_LATENCY_FILE="$work/samples"
+
+cat > "$work/groups.yaml" <<GROUPS
+nodeGroups:
+- id: $scenario
+  maxSize: $((rounds * 4))
+  pricePerHour: 0.98
+  template:
+    metadata:
+      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "1"}
+    status:
+      allocatable: {cpu: "8", memory: 32Gi, pods: "58", nvidia.com/gpu: "1"}
+  simulation:
+    provisioningDelay: {p50: 1s, p95: 2s}
+    gpuReadyDelay: {p50: 1s, p95: 2s}
+GROUPS
+start_plugin "$work/groups.yaml"
+start_controller controller --leader-elect=false --address=127.0.0.1:0
+wait_until 30 "the controller's first loop" looped controller
+
+created=0
+for ((round = 0; round < rounds; round++)); do
+  batch=$((round % 4 + 1))
+  since="$(date +%s.%N)"
+  for ((i = 0; i < batch; i++)); do gpu_pod "pod-$round-$i" nvidia.com/gpu 1; echo ---; done |
+    create_in_namespace "$ns" || fail "round $round's pods were never created"
+  created=$((created + batch))
+  wait_until 60 "round $round's pods bound" pods_bound "$created"
+  note_increase_latency "$since" "$work/controller.log" "$scenario" > /dev/null
+done
+bash "$here/../e2e/latency_report.sh" "$E2E_LATENCY_FILE"
