@@ -69,13 +69,13 @@ std::string Identity() {
   return absl::StrFormat("%s_%016x", host, std::random_device{}() * 0x9e3779b97f4a7c15ULL);
 }
 
-// When the loop runs next, moved sooner by new unschedulable pods and by pods leaving their
-// nodes (from informer threads): an idle timeout starts when the last pod goes, not at the
-// next scan.
+// When the loop runs next, moved sooner (from informer threads) by new unschedulable pods, by
+// pods leaving their nodes (an idle timeout starts when the last pod goes, not at the next
+// scan) and by nodes registering.
 class Wakeups {
  public:
   explicit Wakeups(absl::Duration scan_interval) : schedule_(scan_interval) {}
-  void PodArrived(absl::Time now) {
+  void Arrived(absl::Time now) {
     absl::MutexLock lock(&mu_);
     schedule_.PodArrived(now);
   }
@@ -150,20 +150,27 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   watch.config_map_names = ConfigMapsRead(c.controller);
   watch.capacity_buffers = c.controller.scale_up.capacity_buffers;
   const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
-    if (p->unschedulable && p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
+    if (p->unschedulable && p->spec.node_name.empty()) wakeups.Arrived(clock.Now());
   };
   const auto finished = [](const PodObject& p) {
     return p.phase == "Succeeded" || p.phase == "Failed";
+  };
+  // A node registering is one a plan waits for: a reconfigurable MIG node gets its layout
+  // label in the next loop, not a scan interval later (its MIG manager waits for the label, and
+  // meanwhile the node may be advertised with the pool's default layout), and the pods
+  // nominated to it are matched to it.
+  watch.node_handlers.on_add = [&clock, &wakeups](const kube::Informer<NodeObject>::Ptr&) {
+    wakeups.Arrived(clock.Now());
   };
   watch.pod_handlers.on_add = pod_changed;
   watch.pod_handlers.on_update = [=, &clock, &wakeups](const auto& before, const auto& after) {
     pod_changed(after);
     if (!after->spec.node_name.empty() && finished(*after) && !finished(*before)) {
-      wakeups.PodArrived(clock.Now());
+      wakeups.Arrived(clock.Now());
     }
   };
   watch.pod_handlers.on_delete = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
-    if (!p->spec.node_name.empty()) wakeups.PodArrived(clock.Now());
+    if (!p->spec.node_name.empty()) wakeups.Arrived(clock.Now());
   };
   return watch;
 }

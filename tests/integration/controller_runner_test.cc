@@ -264,6 +264,24 @@ TEST_CASE(
   CHECK(ran[removal - 1].start - ran[first_unneeded].start < absl::Seconds(3));
 }
 
+TEST_CASE(
+    "with a 10s scan interval, a node registering wakes a loop before the next scan (a MIG "
+    "node's layout label waits on it)",
+    "[controller][runner]") {
+  Cluster c("gpua-node-wakes", kRunningNode);
+  c.server.Upsert("nodes", ReadyH100Node("h100-0", "sim://h100/0", c.clock.Now() - absl::Hours(1)));
+  CommandArgs args = c.Args();
+  args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));  // the default: 10s
+  Replica r(args, c.clock);
+  REQUIRE(Eventually([&] { return r.loops >= 1; }, absl::Seconds(30)));
+  c.server.Upsert("nodes", ReadyH100Node("h100-1", "sim://h100/1", c.clock.Now()));
+  REQUIRE(Eventually([&] { return r.loops >= 2; }, absl::Seconds(30)));
+  r.Stop();
+  absl::MutexLock lock(&r.mu);
+  // The controller's own clock: the second loop began well before a scan interval passed.
+  CHECK(r.ran[1].start - r.ran[0].start < absl::Seconds(10));
+}
+
 TEST_CASE("SIGTERM ends the controller while its exec credential plugin hangs",
           "[controller][runner][shutdown]") {
   // The plugin never answers: every request, the lease's first, waits on it.
