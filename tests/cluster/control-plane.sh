@@ -71,6 +71,9 @@ start() {
   state="$(cd "$2" && pwd)"
   cd "$state"
   [[ ! -s pids ]] || { echo "control-plane.sh: $state has a running control plane; stop it first" >&2; exit 2; }
+  # Each start is a new cluster: an earlier run's data may be another release's (etcd refuses
+  # a newer one's), and its objects would leak into this run's tests.
+  rm -rf "$state/etcd" "$state/apiserver"
   make_certificates
   local etcd_port peer_port api_port server
   etcd_port=$(free_port)
@@ -100,12 +103,21 @@ start() {
     --use-service-account-credentials=true "${emulated[@]}"
   run kube-scheduler "$bin/kube-scheduler" --kubeconfig scheduler.kubeconfig \
     --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false "${emulated[@]}"
-  # Ready when the API server says so, within a minute.
+  # Ready when the API server says so, within a minute; a component that ended is said at once.
+  local pid name
   for _ in $(seq 1 600); do
     if curl -sf --cacert ca.crt --cert admin.crt --key admin.key "$server/readyz" > /dev/null; then
       echo "$state/admin.kubeconfig"
       return 0
     fi
+    while read -r pid name; do
+      if ! kill -0 "$pid" 2>/dev/null; then
+        echo "control-plane.sh: $name ended at start; the end of $state/$name.log:" >&2
+        tail -n 5 "$state/$name.log" >&2
+        stop_state "$state"
+        exit 1
+      fi
+    done < pids
     sleep 0.1
   done
   echo "control-plane.sh: $server/readyz not ok within 60s; see $state/*.log" >&2

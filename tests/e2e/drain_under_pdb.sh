@@ -28,7 +28,7 @@ nodeGroups:
     gpuReadyDelay: {p50: 1s, p95: 2s}
 GROUPS
 start_plugin "$work/groups.yaml"
-start_controller controller --leader-elect=false --address=127.0.0.1:0 \
+start_controller controller --leader-elect=false --address=127.0.0.1:0 --scan-interval=1s \
   --scale-down-unneeded-time=1s --scale-down-delay-after-add=0s \
   --scale-down-delay-after-delete=0s --scale-down-gpu-utilization-threshold=0.6
 background kubelet play_kubelet

@@ -27,7 +27,7 @@ nodeGroups:
 GROUPS
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
-wait_until 30 "the controller's first loop" looped controller
+wait_until 30 "the controller settled" settled controller
 
 since="$(date +%s.%N)"
 # In one request, as a Job or a Deployment's controller makes its pods: all pending at once.

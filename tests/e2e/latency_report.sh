@@ -13,6 +13,8 @@ values = sorted(float(r[0]) for r in rows)
 if any(v < 0 for v in values):
     sys.exit("a negative latency: the samples are wrong")
 rank = lambda q: values[max(0, math.ceil(q * len(values)) - 1)]
+for r in sorted(rows, key=lambda r: float(r[0])):
+    print(f"  {r[1]}: {float(r[0]):.2f}s")
 print(f"pending GPU pods to the provider's increase, {len(values)} scale-ups over "
       f"{len({r[1] for r in rows})} scenario runs: p50 {rank(0.5):.2f}s, p99 {rank(0.99):.2f}s, "
       f"max {values[-1]:.2f}s")

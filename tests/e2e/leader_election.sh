@@ -56,7 +56,7 @@ says() { grep -q "$2" "$work/$1.log"; }
 start_controller replica-a "${election[@]}"
 replica_a=$last_pid
 wait_until 30 "replica-a leading" says replica-a "Leading: the controller acts"
-wait_until 30 "replica-a's first loop" looped replica-a
+wait_until 30 "replica-a settled" settled replica-a
 start_controller replica-b "${election[@]}"
 wait_until 30 "replica-b campaigning" says replica-b "Campaigning for lease"
 holder() { kubectl -n kube-system get lease cluster-autoscaler -o jsonpath='{.spec.holderIdentity}'; }

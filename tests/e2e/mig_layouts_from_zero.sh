@@ -29,12 +29,14 @@ nodeGroups:
     status:
       allocatable: {cpu: "12", memory: 128Gi, pods: "58"}
   simulation:
+    # The MIG manager applies the layout the controller labels the node with as it registers;
+    # the device plugin advertises its slices after that.
     provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 2s, p95: 3s}
+    gpuReadyDelay: {p50: 4s, p95: 5s}
 GROUPS
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
-wait_until 30 "the controller's first loop" looped controller
+wait_until 30 "the controller settled" settled controller
 
 since="$(date +%s.%N)"
 {

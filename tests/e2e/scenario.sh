@@ -11,6 +11,7 @@ scenario_begin() {
   scenario="$1-$$"
   work="$(mktemp -d)"
   pids=()
+  declare -gA started_at=()
   trap scenario_end EXIT
   kubectl create namespace "$ns" >/dev/null
 }
@@ -44,6 +45,7 @@ background() {
   "$@" > "$work/$name.log" 2>&1 &
   last_pid=$!
   pids+=("$last_pid")
+  started_at[$name]=$(date +%s)
 }
 
 # start_plugin GROUPS_FILE: the example plugin serves the simulated cloud of GROUPS_FILE and
@@ -58,24 +60,33 @@ start_plugin() {
 
 # start_controller NAME [FLAG...]: the real gpu-autoscaler against the plugin, as
 # $controller_kubeconfig (default: the admin's), its status and Lease in $controller_namespace
-# (default: the scenario's); fast loops, so a scenario takes seconds.
+# (default: the scenario's). Its loop runs at the default --scan-interval (10s), woken a quiet
+# second after new pods as in production, so a burst of pods is planned in one loop; a
+# scenario that waits on scale-down passes a shorter one.
 start_controller() {
   local name=$1
   shift
   background "$name" "$binary" --cloud-provider=externalgrpc --cloud-config="$work/cloud-config.yaml" \
     --kubeconfig="${controller_kubeconfig:-$KUBECONFIG}" --namespace="${controller_namespace:-$ns}" \
-    --scan-interval=1s --v=2 "$@"
+    --v=2 "$@"
 }
 
 # looped NAME: the controller NAME has finished a loop (its last_activity{activity="main"}
-# metric is set). Its first loop waits out the client's rate limit, which the informers' lists
-# and watches spent at start (cluster-autoscaler's --kube-client-qps/burst, as client-go does):
-# scenarios create their pods after it, as pods meet a controller that has been running.
+# metric is set).
 looped() {
   local port
   port="$(served_port "$work/$1.log")"
   [[ -n "$port" ]] && curl -sf "http://127.0.0.1:$port/metrics" |
     grep -qE '^cluster_autoscaler_last_activity\{activity="main"\} [1-9]'
+}
+
+# settled NAME: the controller NAME has looped and has run for 6 s. For its first seconds its
+# client's rate limit (--kube-client-qps 5, burst 10, cluster-autoscaler's defaults, which
+# client-go applies to lists and watches too) repays the informers' first lists and watches
+# (about 30 requests), and its writes wait; scenarios create their pods once it has settled,
+# as pods meet a controller that has been running.
+settled() {
+  looped "$1" && (($(date +%s) - started_at[$1] >= 6))
 }
 
 # kill_process PID: kills it now (SIGKILL: a crash, nothing released) and forgets it.
@@ -190,5 +201,5 @@ PY
 )"
   [[ -n "$latency" ]] || fail "the controller's log never says it increased $3"
   echo "pending to increase of $3: ${latency}s"
-  [[ -z "${E2E_LATENCY_FILE:-}" ]] || echo "$latency $scenario" >> "$E2E_LATENCY_FILE"
+  [[ -z "${E2E_LATENCY_FILE:-}" ]] || echo "$latency $scenario $1" >> "$E2E_LATENCY_FILE"
 }
