@@ -52,5 +52,4 @@ for ((round = 0; round < rounds; round++)); do
   wait_until 60 "round $round's pods bound" pods_bound "$created"
   note_increase_latency "$since" "$work/controller.log" "$scenario" > /dev/null
 done
-echo "samples (s): $(cut -d' ' -f1 "$E2E_LATENCY_FILE" | sort -n | tr '\n' ' ')"
 bash "$here/../e2e/latency_report.sh" "$E2E_LATENCY_FILE"
