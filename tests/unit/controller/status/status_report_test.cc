@@ -28,7 +28,7 @@ TEST_CASE("the status ConfigMap carries the status, last-updated and the control
   const auto& cm = writer.config_maps.at("kube-system/cluster-autoscaler-status");
   const std::string& status = cm.data.at("status");
   CHECK_THAT(status, Catch::Contains("registered: 1") && Catch::Contains("ready: 1"));
-  CHECK_THAT(status, Catch::Contains("name: \"h100\"") && Catch::Contains("InProgress"));
+  CHECK_THAT(status, Catch::Contains("name: h100\n") && Catch::Contains("InProgress"));
   CHECK(cm.annotations.at("cluster-autoscaler.kubernetes.io/last-updated") == StatusTime(kNow));
 }
 
