@@ -19,20 +19,7 @@ scenario_begin latency
 trap 'scenario_end; bash "$here/../cluster/control-plane.sh" stop "$state"; rm -rf "$state"' EXIT
 export E2E_LATENCY_FILE="$work/samples"
 
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: $((rounds * 4 + 1))
-  pricePerHour: 0.98
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "1"}
-    status:
-      allocatable: {cpu: "8", memory: 32Gi, pods: "58", nvidia.com/gpu: "1"}
-  simulation:
-    provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 1s, p95: 2s}
-GROUPS
+l4_pool $((rounds * 4 + 1)) 1 1 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
 wait_until 30 "the controller settled" settled controller

@@ -13,20 +13,7 @@ binary="${2:?GPU_AUTOSCALER}"
 plugin="${3:?EXAMPLE_PLUGIN}"
 scenario_begin drain
 
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: 3
-  pricePerHour: 1.96
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "2"}
-    status:
-      allocatable: {cpu: "16", memory: 64Gi, pods: "58", nvidia.com/gpu: "2"}
-  simulation:
-    provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 1s, p95: 2s}
-GROUPS
+l4_pool 3 2 1 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0 --scan-interval=1s \
   --scale-down-unneeded-time=1s --scale-down-delay-after-add=0s \

@@ -11,20 +11,7 @@ binary="${2:?GPU_AUTOSCALER}"
 plugin="${3:?EXAMPLE_PLUGIN}"
 scenario_begin zero
 
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: 5
-  pricePerHour: 1.96
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "2"}
-    status:
-      allocatable: {cpu: "16", memory: 64Gi, pods: "58", nvidia.com/gpu: "2"}
-  simulation:
-    provisioningDelay: {p50: 2s, p95: 3s}
-    gpuReadyDelay: {p50: 3s, p95: 4s}
-GROUPS
+l4_pool 5 2 3 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
 wait_until 30 "the controller settled" settled controller

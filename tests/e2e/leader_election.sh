@@ -35,20 +35,7 @@ kubectl config --kubeconfig="$controller_kubeconfig" set-context e2e --cluster=e
   --user=gpu-autoscaler >/dev/null
 kubectl config --kubeconfig="$controller_kubeconfig" use-context e2e >/dev/null
 
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: 3
-  pricePerHour: 0.98
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "1"}
-    status:
-      allocatable: {cpu: "8", memory: 32Gi, pods: "58", nvidia.com/gpu: "1"}
-  simulation:
-    provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 1s, p95: 2s}
-GROUPS
+l4_pool 3 1 1 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 election=(--leader-elect=true --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s
           --leader-elect-retry-period=1s --address=127.0.0.1:0)

@@ -146,6 +146,28 @@ pods_bound() {
   [[ "$(grep -c . <<< "$names")" == "$1" && "$(grep -c '^$' <<< "$names")" == 0 ]]
 }
 
+# l4_pool MAX_SIZE GPUS GPU_READY: the node-group file (on stdout) of one pool of nodes with GPUS
+# L4s ($0.98 an hour each), named and labelled for the scenario, at most MAX_SIZE of them. A node
+# registers 1-2 s after it is asked for and advertises its GPUs GPU_READY seconds (p50; p95 one
+# more) after that, as its driver and device plugin would.
+l4_pool() {
+  local max=$1 gpus=$2 ready=$3
+  cat <<GROUPS
+nodeGroups:
+- id: $scenario
+  maxSize: $max
+  pricePerHour: $(awk -v n="$gpus" 'BEGIN { printf "%.2f", 0.98 * n }')
+  template:
+    metadata:
+      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "$gpus"}
+    status:
+      allocatable: {cpu: "$((8 * gpus))", memory: $((32 * gpus))Gi, pods: "58", nvidia.com/gpu: "$gpus"}
+  simulation:
+    provisioningDelay: {p50: 1s, p95: 2s}
+    gpuReadyDelay: {p50: ${ready}s, p95: $((ready + 1))s}
+GROUPS
+}
+
 # gpu_pod NAME RESOURCE COUNT: a pod manifest needing COUNT of RESOURCE on the scenario's nodes.
 gpu_pod() {
   cat <<POD
