@@ -79,6 +79,12 @@ class Wakeups {
     absl::MutexLock lock(&mu_);
     schedule_.PodArrived(now);
   }
+  // A loop a second from now: registrations in the same second share it, and they do not
+  // stretch a burst of pods' quiet window (a cluster scaling up registers nodes all the time).
+  void NodeRegistered(absl::Time now) {
+    absl::MutexLock lock(&mu_);
+    schedule_.WakeAt(now + absl::Seconds(1));
+  }
   void WakeAt(absl::Time at) {
     absl::MutexLock lock(&mu_);
     schedule_.WakeAt(at);
@@ -156,11 +162,11 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
     return p.phase == "Succeeded" || p.phase == "Failed";
   };
   // A node registering is one a plan waits for: a reconfigurable MIG node gets its layout
-  // label in the next loop, not a scan interval later (its MIG manager waits for the label, and
+  // label within a second, not a scan interval later (its MIG manager waits for the label, and
   // meanwhile the node may be advertised with the pool's default layout), and the pods
   // nominated to it are matched to it.
   watch.node_handlers.on_add = [&clock, &wakeups](const kube::Informer<NodeObject>::Ptr&) {
-    wakeups.Arrived(clock.Now());
+    wakeups.NodeRegistered(clock.Now());
   };
   watch.pod_handlers.on_add = pod_changed;
   watch.pod_handlers.on_update = [=, &clock, &wakeups](const auto& before, const auto& after) {
