@@ -104,10 +104,14 @@ absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::strin
       absl::StrCat(what, ": still conflicting after ", kConflictRetries, " attempts"));
 }
 
+absl::StatusOr<HttpResponse> ApiKubeWriter::SendMergePatch(const std::string& path,
+                                                            const nlohmann::json& patch) {
+  return client_.Request("PATCH", path, patch.dump(), "application/merge-patch+json");
+}
+
 absl::Status ApiKubeWriter::MergePatch(const std::string& path, absl::string_view what,
                                        const nlohmann::json& patch) {
-  GPUA_ASSIGN_OR_RETURN(HttpResponse res, client_.Request("PATCH", path, patch.dump(),
-                                                          "application/merge-patch+json"));
+  GPUA_ASSIGN_OR_RETURN(HttpResponse res, SendMergePatch(path, patch));
   if (res.status != 200) return HttpStatusError(what, res);
   return absl::OkStatus();
 }
@@ -173,12 +177,10 @@ absl::Status ApiKubeWriter::DeleteNode(const std::string& node) {
 absl::Status ApiKubeWriter::Nominate(const std::string& namespace_name, const std::string& pod,
                                      std::optional<std::string> node) {
   nlohmann::json v = node.has_value() ? nlohmann::json(*node) : nlohmann::json(nullptr);
-  const nlohmann::json patch = {{"status", {{"nominatedNodeName", v}}}};
   GPUA_ASSIGN_OR_RETURN(
       HttpResponse res,
-      client_.Request("PATCH",
-                      absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/status"),
-                      patch.dump(), "application/merge-patch+json"));
+      SendMergePatch(absl::StrCat("/api/v1/namespaces/", namespace_name, "/pods/", pod, "/status"),
+                     {{"status", {{"nominatedNodeName", v}}}}));
   if (res.status == 200) return absl::OkStatus();
   // The scheduler bound the pod since the loop's view was taken, and the API server refuses a
   // nomination on a bound pod: the hint is moot, not failed.

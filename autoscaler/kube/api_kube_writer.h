@@ -56,6 +56,8 @@ class ApiKubeWriter : public KubeWriter {
   // GET, change, PUT with the resourceVersion read; on 409, again (a few times).
   absl::Status ReadModifyWrite(const std::string& path, absl::string_view what,
                                const std::function<bool(nlohmann::json&)>& change);
+  // The answer to a merge patch of `path`, whatever its status.
+  absl::StatusOr<HttpResponse> SendMergePatch(const std::string& path, const nlohmann::json& patch);
   absl::Status MergePatch(const std::string& path, absl::string_view what,
                           const nlohmann::json& patch);
 
