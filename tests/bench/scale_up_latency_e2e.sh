@@ -15,7 +15,7 @@ state="$(mktemp -d)"
 export KUBECONFIG
 KUBECONFIG="$(bash "$here/../cluster/control-plane.sh" start "$bin_dir" "$state")"
 source "$here/../e2e/scenario.sh"
-scenario_begin latency
+scenario_begin latency "$KUBECONFIG" "$binary" "$plugin"
 trap 'scenario_end; bash "$here/../cluster/control-plane.sh" stop "$state"; rm -rf "$state"' EXIT
 export E2E_LATENCY_FILE="$work/samples"
 

@@ -8,10 +8,7 @@
 # Usage: drain_under_pdb.sh KUBECONFIG GPU_AUTOSCALER EXAMPLE_PLUGIN
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
-export KUBECONFIG="${1:?KUBECONFIG}"
-binary="${2:?GPU_AUTOSCALER}"
-plugin="${3:?EXAMPLE_PLUGIN}"
-scenario_begin drain
+scenario_begin drain "$@"
 
 l4_pool 3 2 1 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"

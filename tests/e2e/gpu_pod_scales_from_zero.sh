@@ -6,10 +6,7 @@
 # Usage: gpu_pod_scales_from_zero.sh KUBECONFIG GPU_AUTOSCALER EXAMPLE_PLUGIN
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
-export KUBECONFIG="${1:?KUBECONFIG}"
-binary="${2:?GPU_AUTOSCALER}"
-plugin="${3:?EXAMPLE_PLUGIN}"
-scenario_begin zero
+scenario_begin zero "$@"
 
 l4_pool 5 2 3 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"

@@ -7,11 +7,8 @@
 # Usage: leader_election.sh KUBECONFIG GPU_AUTOSCALER EXAMPLE_PLUGIN
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
-export KUBECONFIG="${1:?KUBECONFIG}"
-binary="${2:?GPU_AUTOSCALER}"
-plugin="${3:?EXAMPLE_PLUGIN}"
 deploy="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../deploy" && pwd)"
-scenario_begin leader
+scenario_begin leader "$@"
 
 # deploy/'s ServiceAccount and RBAC as the externalgrpc overlay renders them (kube-system; the
 # Deployment is not applied: there is no kubelet to run it), and a token of that account.

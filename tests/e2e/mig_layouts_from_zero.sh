@@ -7,10 +7,7 @@
 # Usage: mig_layouts_from_zero.sh KUBECONFIG GPU_AUTOSCALER EXAMPLE_PLUGIN
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
-export KUBECONFIG="${1:?KUBECONFIG}"
-binary="${2:?GPU_AUTOSCALER}"
-plugin="${3:?EXAMPLE_PLUGIN}"
-scenario_begin mig
+scenario_begin mig "$@"
 
 cat > "$work/groups.yaml" <<GROUPS
 nodeGroups:

@@ -5,8 +5,13 @@
 # Everything it started or made is gone when it exits, pass or fail.
 source "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
 
-# scenario_begin NAME: sets ns, scenario and work, and creates the namespace.
+# scenario_begin NAME KUBECONFIG GPU_AUTOSCALER [EXAMPLE_PLUGIN]: a scenario's arguments (the
+# control plane, the binaries) into KUBECONFIG, binary and plugin; sets ns, scenario and work,
+# and creates the namespace.
 scenario_begin() {
+  export KUBECONFIG="${2:?KUBECONFIG}"
+  binary="${3:?GPU_AUTOSCALER}"
+  plugin="${4:-}"
   ns="e2e-$1-$$"
   scenario="$1-$$"
   work="$(mktemp -d)"

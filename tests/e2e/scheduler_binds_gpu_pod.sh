@@ -6,9 +6,7 @@
 # pod. Usage: scheduler_binds_gpu_pod.sh KUBECONFIG GPU_AUTOSCALER
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
-export KUBECONFIG="${1:?KUBECONFIG}"
-binary="${2:?GPU_AUTOSCALER}"
-scenario_begin bind
+scenario_begin bind "$@"
 node="e2e-gpu-$$"
 kubectl create -f - >/dev/null <<NODE
 apiVersion: v1

@@ -123,6 +123,12 @@ struct Cluster {
             "--balance-similar-node-groups=false",
             "--logtostderr"};
   }
+  // Args() at the default scan interval, 10s.
+  CommandArgs DefaultScanArgs() const {
+    CommandArgs args = Args();
+    args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));
+    return args;
+  }
   int Target() { return *(*FindNodeGroup(cloud, "h100"))->TargetSize(); }
 };
 
@@ -236,9 +242,7 @@ TEST_CASE(
   train["spec"]["nodeName"] = "h100-0";
   train["status"] = {{"phase", "Running"}};
   c.server.Upsert("pods", train);
-  CommandArgs args = c.Args();
-  args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));  // the default: 10s
-  Replica r(args, c.clock);
+  Replica r(c.DefaultScanArgs(), c.clock);
   // Busy: judged in two loops, kept in both.
   REQUIRE(Eventually([&] { return r.loops >= 2; }, absl::Seconds(30)));
   CHECK(c.Target() == 1);
@@ -270,9 +274,7 @@ TEST_CASE(
     "[controller][runner]") {
   Cluster c("gpua-node-wakes", kRunningNode);
   c.server.Upsert("nodes", ReadyH100Node("h100-0", "sim://h100/0", c.clock.Now() - absl::Hours(1)));
-  CommandArgs args = c.Args();
-  args.erase(std::find(args.begin(), args.end(), "--scan-interval=1s"));  // the default: 10s
-  Replica r(args, c.clock);
+  Replica r(c.DefaultScanArgs(), c.clock);
   REQUIRE(Eventually([&] { return r.loops >= 1; }, absl::Seconds(30)));
   c.server.Upsert("nodes", ReadyH100Node("h100-1", "sim://h100/1", c.clock.Now()));
   REQUIRE(Eventually([&] { return r.loops >= 2; }, absl::Seconds(30)));
