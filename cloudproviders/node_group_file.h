@@ -1,5 +1,5 @@
 // The node-group file every tool reads (estimate, the simulated cloud, simulate and the
-// example plugin): ../shared/ARCHITECTURE.md, "One node-group file, everywhere".
+// example plugin): docs/node-groups.md.
 #ifndef GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_
 #define GPUA_CLOUDPROVIDERS_NODE_GROUP_FILE_H_
 

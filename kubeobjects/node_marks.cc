@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "estimator/gpu/gpu_inventory.h"
 
@@ -55,6 +56,26 @@ NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations) {
     }
   }
   return m;
+}
+
+bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
+  static const absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
+                                            "node.kubernetes.io/unreachable",
+                                            "node.kubernetes.io/network-unavailable",
+                                            "node.cloudprovider.kubernetes.io/uninitialized",
+                                            kToBeDeletedTaint,
+                                            kDeletionCandidateTaint};
+  static constexpr absl::string_view kPrefixes[] = {
+      "ignore-taint.cluster-autoscaler.kubernetes.io/",
+      "startup-taint.cluster-autoscaler.kubernetes.io/",
+      "status-taint.cluster-autoscaler.kubernetes.io/"};
+  for (absl::string_view k : kKeys) {
+    if (t.key == k) return true;
+  }
+  for (absl::string_view p : kPrefixes) {
+    if (absl::StartsWith(t.key, p)) return true;
+  }
+  return std::find(ignored.begin(), ignored.end(), t.key) != ignored.end();
 }
 
 }  // namespace gpua

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "estimator/node.h"
@@ -23,6 +24,8 @@ inline constexpr char kRemovalReasonAnnotation[] = "gpu-autoscaler.io/removal-re
 inline constexpr char kPreemptedReason[] = "preempted";
 inline constexpr char kScaleDownDisabledAnnotation[] =
     "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+// On a node that has had its MIG layout from us: a restart never relabels it.
+inline constexpr char kMigLayoutAssignedAnnotation[] = "gpu-autoscaler.io/mig-layout-assigned";
 
 struct NodeMarks {
   bool to_be_deleted = false;
@@ -44,6 +47,11 @@ NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations);
 // The value of the first taint `key` whose value is Unix seconds.
 std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
 bool HasTaint(const Node& node, absl::string_view key);
+
+// The taints a node carries only while it starts (not-ready, uninitialized, and the
+// start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
+// remove it: none of them says anything about where pods will run once it is up.
+bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored = {});
 
 }  // namespace gpua
 

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "autoscaler/cli/command.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/kube/leader_election.h"
 
 namespace gpua {

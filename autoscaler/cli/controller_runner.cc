@@ -14,7 +14,7 @@
 #include "autoscaler/cli/http_endpoints.h"
 #include "autoscaler/cli/management_cluster_connector.h"
 #include "autoscaler/controller/controller.h"
-#include "autoscaler/controller/dry_run_kube_writer.h"
+#include "autoscaler/controller/model/dry_run_kube_writer.h"
 #include "autoscaler/controller/loop_schedule.h"
 #include "autoscaler/kube/api_kube_writer.h"
 #include "autoscaler/kube/cluster_watch.h"
@@ -242,7 +242,7 @@ int RunController(const ControllerConfig& c, const CommandIo& io, LogSink& log,
   if (c.dry_run) log.Info("Dry run: no node, pod or Event will be changed");
   MetricsRegistry registry;
   AutoscalerMetrics metrics(registry);
-  Controller controller(watch, **provider, writer, io.clock, log, &metrics, c.controller);
+  Controller controller({watch, **provider, writer, io.clock, log, &metrics}, c.controller);
   Health health(c, io.clock);
   absl::StatusOr<std::unique_ptr<HttpEndpoints>> http = HttpEndpoints::Start(
       c.address,

@@ -11,7 +11,7 @@
 
 #include "autoscaler/cli/command.h"
 #include "autoscaler/cli/controller_flags.h"
-#include "autoscaler/controller/loop_report.h"
+#include "autoscaler/controller/report/loop_report.h"
 #include "base/log.h"
 
 namespace gpua {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
 #include "autoscaler/cli/cluster_connection_flags.h"
-#include "autoscaler/controller/node_state.h"
+#include "autoscaler/controller/model/node_state.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "base/log.h"
 #include "base/status_macros.h"

@@ -12,7 +12,7 @@
 #include "autoscaler/cli/plugin_check_report.h"
 #include "autoscaler/cli/plugin_cluster_check.h"
 #include "autoscaler/cli/template_check.h"
-#include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/model/provider_snapshot.h"
 #include "autoscaler/kube/rest_config.h"
 #include "base/log.h"
 #include "cloudproviders/clusterapi/clusterapi_provider.h"

@@ -5,10 +5,10 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/events.h"
-#include "autoscaler/controller/group_resizer.h"
+#include "autoscaler/controller/model/events.h"
+#include "autoscaler/controller/model/group_resizer.h"
 #include "autoscaler/controller/metrics/idle_gpus.h"
-#include "autoscaler/controller/pending_pods.h"
+#include "autoscaler/controller/model/pending_pods.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/controller/spot/homeless_pods.h"
 #include "estimator/gpu/gpu_resource.h"
@@ -20,25 +20,21 @@ std::vector<std::string> ConfigMapsRead(const ControllerOptions& options) {
   return {kPriorityExpanderConfigMap, options.status.configmap_name};
 }
 
-Controller::Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer,
-                       Clock& clock, LogSink& log, AutoscalerMetrics* metrics,
-                       ControllerOptions options)
-    : source_(source),
-      writer_(writer),
-      clock_(clock),
-      log_(log),
-      metrics_(metrics),
+Controller::Controller(const ControllerSeams& seams, ControllerOptions options)
+    : source_(seams.source),
+      writer_(seams.writer),
+      clock_(seams.clock),
+      log_(seams.log),
+      metrics_(seams.metrics),
       options_(std::move(options)),
-      backoff_(options_.cluster_state.backoff),
-      provider_reader_(provider, options_, log),
+      kept_(writer_, options_, log_),
+      provider_reader_(seams.provider, options_, log_),
       state_builder_(options_.cluster_state),
-      mig_store_(writer, options_.status, log),
-      stale_cleaner_(writer, log, options_.status),
-      mig_layouts_(writer, log),
-      health_(writer, options_.status, log),
-      scale_up_(writer, backoff_, mig_store_, log, options_),
-      scale_down_(writer, mig_store_, log, options_),
-      status_(writer, options_.status, log) {}
+      stale_cleaner_(writer_, log_, options_.status),
+      health_(writer_, options_.status, log_),
+      scale_up_(writer_, kept_.backoff, log_, options_),
+      scale_down_(writer_, log_, options_),
+      status_(writer_, options_.status, log_) {}
 
 template <typename Step>
 void Controller::Timed(LoopReport& report, const char* function, Step step) {
@@ -56,12 +52,11 @@ LoopReport Controller::RunOnce(absl::Time now) {
   } else {
     const std::shared_ptr<const ClusterView> taken = source_.View();
     const ClusterView& view = *taken;
-    const MigLayoutBook recalled = mig_store_.Recall(view);
-    for (const auto& [group, layouts] : recalled.groups()) mig_book_.Expect(group, layouts);
-    node_cache_.BeginLoop(view);
+    kept_.mig.Recall(view);
+    kept_.nodes.BeginLoop(view);
     Observe(view, report, now);
     if (report.skipped.empty()) Act(view, report, now);
-    (void)mig_store_.Keep(mig_book_);  // a failure is logged, and tried again next loop
+    kept_.mig.Keep();
     status_.Write(report.state, report.scale_down, now);
   }
   report.durations["main"] = clock_.Now() - began;
@@ -80,7 +75,8 @@ void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time
     if (metrics_ != nullptr) metrics_->CountError("cloudProviderError");
   }
   Timed(report, "updateClusterState", [&] {
-    report.state = state_builder_.Build(view, *report.provider, backoff_, now, mig_book_);
+    report.state = state_builder_.Build(view, *report.provider, kept_.backoff, now);
+    kept_.mig.Assign(report.state);
   });
 }
 
@@ -88,8 +84,9 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   const ClusterState& state = report.state;
   // The actuators change the groups this loop read, and only through this.
   SnapshotGroupResizer groups(*report.provider);
+  const PlanningInput in{view, state, groups, kept_, now};
   report.stale = stale_cleaner_.Clean(state, groups);
-  mig_layouts_.Write(state, mig_book_);
+  kept_.mig.WriteLabels(state);
   const PendingPods pending = SelectPendingPods(view, options_.scale_up, now);
   report.unschedulable = static_cast<int>(view.unschedulable.size());
   report.eligible = static_cast<int>(pending.eligible.size());
@@ -101,22 +98,21 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.buffer_pods = static_cast<int>(warm.pods.size());
   report.next_pod_eligible = std::min(report.next_pod_eligible, warm.next_change);
   Timed(report, "scaleDownNodeDeletion",
-        [&] { scale_down_.ContinueRemovals(view, state, groups, now, report.removals); });
+        [&] { scale_down_.ContinueRemovals(in, report.removals); });
   scale_up_.ReportInvalidPods(pending.invalid, now);
   health_.Report(state);
   Timed(report, "scaleUp", [&] {
     const std::vector<PodPtr> homeless =
         state.healthy ? HomelessPods(view, state) : std::vector<PodPtr>{};
-    ScaleUpResult up = scale_up_.Run(view, state, groups, pending, homeless, warm.pods,
-                                     state.healthy, mig_book_, node_cache_, now);
+    ScaleUpResult up = scale_up_.Run(in, {pending, homeless, warm.pods});
     report.fit_existing = up.fit_existing;
     report.without_scale_up = up.without_scale_up;
     report.scale_ups = std::move(up.outcomes);
   });
   ScaleDownResult down;
   Timed(report, "scaleDown", [&] {
-    down = scale_down_.Run(view, state, groups, report.fit_existing, report.nodes_added(),
-                           warm.pods, mig_book_, node_cache_, now, report.removals);
+    down = scale_down_.Run(in, {report.fit_existing, report.nodes_added(), warm.pods},
+                           report.removals);
   });
   report.scale_down = std::move(down.status);
   report.scale_down_cooldown = std::move(down.cooldown);
@@ -124,8 +120,8 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.unneeded = down.unneeded;
   report.node_verdicts = std::move(down.node_verdicts);
   report.next_removal_due = down.next_due;
-  report.idle_gpus = IdleGpus(view, state, down.gpu_use, down.idle_cause, node_cache_);
-  node_cache_.ForgetUnused();
+  report.idle_gpus = IdleGpus(view, state, down.gpu_use, down.idle_cause, kept_.nodes);
+  kept_.nodes.ForgetUnused();
 }
 
 BufferPods Controller::WarmCapacity(const ClusterView& view, absl::Time now) {

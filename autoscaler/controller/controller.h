@@ -1,4 +1,4 @@
-// The controller: one loop of level-triggered reconciliation, as ARCHITECTURE.md reads it.
+// The controller: one loop of level-triggered reconciliation, as docs/ARCHITECTURE.md reads it.
 // RunOnce(now) takes one view of the cluster, reads the provider once, builds the cluster's
 // state, fixes what is stale (instances that failed or never registered, MIG layouts owed to
 // new nodes), moves removals under way on, scales up, scales down, and says what it did
@@ -14,22 +14,18 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_source.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/kube_writer.h"
-#include "autoscaler/controller/loop_report.h"
+#include "autoscaler/controller/model/cluster_source.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/report/loop_report.h"
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
-#include "autoscaler/controller/mig_book_store.h"
-#include "autoscaler/controller/mig_layout_book.h"
-#include "autoscaler/controller/mig_layouts.h"
-#include "autoscaler/controller/node_group_backoff.h"
 #include "autoscaler/controller/planning/buffer_pods.h"
-#include "autoscaler/controller/planning/running_node_cache.h"
-#include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/planning/planning_input.h"
+#include "autoscaler/controller/model/provider_snapshot.h"
 #include "autoscaler/controller/scaledown/scale_down_step.h"
 #include "autoscaler/controller/scaleup/scale_up_step.h"
-#include "autoscaler/controller/stale_instances.h"
+#include "autoscaler/controller/repair/stale_instances.h"
 #include "autoscaler/controller/status/cluster_health.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "base/clock.h"
@@ -43,11 +39,20 @@ namespace gpua {
 // not it writes the status there).
 std::vector<std::string> ConfigMapsRead(const ControllerOptions& options);
 
+// What the controller reads, acts through and reports to: the binary wires a real cluster and
+// provider, `simulate` simulated ones, tests the shared fakes.
+struct ControllerSeams {
+  ClusterSource& source;
+  CloudProvider& provider;
+  KubeWriter& writer;
+  Clock& clock;
+  LogSink& log;
+  AutoscalerMetrics* metrics = nullptr;  // null: no metrics (tests that do not read them)
+};
+
 class Controller {
  public:
-  // `metrics` may be null (tests that do not read them).
-  Controller(ClusterSource& source, CloudProvider& provider, KubeWriter& writer, Clock& clock,
-             LogSink& log, AutoscalerMetrics* metrics, ControllerOptions options);
+  Controller(const ControllerSeams& seams, ControllerOptions options);
 
   LoopReport RunOnce(absl::Time now);
 
@@ -71,14 +76,10 @@ class Controller {
   AutoscalerMetrics* metrics_;
   const ControllerOptions options_;
 
-  NodeGroupBackoff backoff_;
+  LoopMemory kept_;  // what the steps keep across loops and share
   ProviderReader provider_reader_;
   ClusterStateBuilder state_builder_;
-  MigLayoutBook mig_book_;       // layouts of nodes asked for, not registered
-  MigBookStore mig_store_;       // where mig_book_ is kept in the cluster
-  RunningNodeCache node_cache_;  // what the planners read off running nodes, kept across loops
   StaleInstanceCleaner stale_cleaner_;
-  MigLayoutAssigner mig_layouts_;
   ClusterHealthReporter health_;
   CapacityBufferPods buffers_;
   PodEventMemory buffer_events_;  // by buffer: one Warning per problem, now and then

@@ -12,7 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/kube_writer.h"
 #include "autoscaler/kube/api_client.h"
 #include "base/clock.h"
 #include "base/log.h"

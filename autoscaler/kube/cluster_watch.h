@@ -15,7 +15,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_source.h"
+#include "autoscaler/controller/model/cluster_source.h"
 #include "autoscaler/kube/cluster_informers.h"
 #include "base/clock.h"
 #include "base/log.h"

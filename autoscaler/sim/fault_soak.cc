@@ -41,16 +41,14 @@ int64_t FaultSoakResult::violations() const {
   return n;
 }
 
-FaultSoak::FaultSoak(const FaultProfile& profile, uint64_t seed, SimCluster& cluster,
-                     SimulatedCloud& cloud, const Clock& clock, const ControllerOptions& options,
-                     const std::vector<NodeGroupConfig>& groups,
-                     std::set<std::string> steady_stockouts)
-    : faults_(profile, seed ^ 0x5eed'fa17ULL),
+FaultSoak::FaultSoak(FaultSoakSettings settings, SimCluster& cluster, SimulatedCloud& cloud,
+                     const Clock& clock)
+    : faults_(settings.profile, settings.seed ^ 0x5eed'fa17ULL),
       cluster_(cluster),
       cloud_(cloud),
-      groups_(groups),
-      steady_stockouts_(std::move(steady_stockouts)),
-      checker_(cluster, options.scale_down, options.scan_interval),
+      groups_(settings.groups),
+      steady_stockouts_(std::move(settings.steady_stockouts)),
+      checker_(cluster, settings.options.scale_down, settings.options.scan_interval),
       source_(cluster, clock),
       writer_(cluster, faults_, checker_),
       faulty_cloud_(cloud, faults_, checker_),

@@ -37,12 +37,19 @@ struct FaultSoakResult {
   int64_t violations() const;
 };
 
+// What a soak injects and checks against.
+struct FaultSoakSettings {
+  const FaultProfile& profile;
+  uint64_t seed = 0;
+  const ControllerOptions& options;  // the controller's, whose promises are checked
+  const std::vector<NodeGroupConfig>& groups;
+  std::set<std::string> steady_stockouts;  // groups the trace itself stocks out, left to it
+};
+
 class FaultSoak {
  public:
-  // `steady_stockouts`: groups the trace itself stocks out, left to it.
-  FaultSoak(const FaultProfile& profile, uint64_t seed, SimCluster& cluster, SimulatedCloud& cloud,
-            const Clock& clock, const ControllerOptions& options,
-            const std::vector<NodeGroupConfig>& groups, std::set<std::string> steady_stockouts);
+  FaultSoak(FaultSoakSettings settings, SimCluster& cluster, SimulatedCloud& cloud,
+            const Clock& clock);
   ~FaultSoak();
   FaultSoak(const FaultSoak&) = delete;
   FaultSoak& operator=(const FaultSoak&) = delete;

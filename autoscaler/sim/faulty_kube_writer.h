@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/kube_writer.h"
 #include "autoscaler/sim/fault_injector.h"
 
 namespace gpua::sim {

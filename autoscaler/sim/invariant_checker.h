@@ -22,8 +22,8 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/loop_report.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/report/loop_report.h"
 #include "autoscaler/sim/faulty_cloud.h"
 #include "autoscaler/sim/faulty_kube_writer.h"
 #include "autoscaler/sim/sim_cluster.h"

@@ -20,8 +20,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "autoscaler/controller/cluster_source.h"
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/cluster_source.h"
+#include "autoscaler/controller/model/kube_writer.h"
 #include "autoscaler/sim/share_spread.h"
 #include "autoscaler/sim/trace.h"
 #include "autoscaler/sim/warm_buffers.h"

@@ -138,15 +138,17 @@ class Run {
     if (!o.faults.has_value() || !o.faults->Any()) return nullptr;
     std::set<std::string> steady;
     for (const TraceStockout& s : trace.stockouts) steady.insert(s.group);
-    return std::make_unique<FaultSoak>(*o.faults, o.seed, cluster_, cloud_, clock_,
-                                       ControllerOptionsOf(o), o.groups, std::move(steady));
+    return std::make_unique<FaultSoak>(
+        FaultSoakSettings{*o.faults, o.seed, ControllerOptionsOf(o), o.groups, std::move(steady)},
+        cluster_, cloud_, clock_);
   }
   std::unique_ptr<Controller> NewController() {
     if (soak_ != nullptr) {
-      return std::make_unique<Controller>(soak_->source(), soak_->cloud(), soak_->writer(), clock_,
-                                          log_, nullptr, ControllerOptionsOf(options_));
+      return std::make_unique<Controller>(
+          ControllerSeams{soak_->source(), soak_->cloud(), soak_->writer(), clock_, log_},
+          ControllerOptionsOf(options_));
     }
-    return std::make_unique<Controller>(cluster_, cloud_, cluster_, clock_, log_, nullptr,
+    return std::make_unique<Controller>(ControllerSeams{cluster_, cloud_, cluster_, clock_, log_},
                                         ControllerOptionsOf(options_));
   }
   absl::Time NextEvent();

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/sim/fault_profile.h"
 #include "autoscaler/sim/fault_soak.h"

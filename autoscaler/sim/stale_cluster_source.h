@@ -4,7 +4,7 @@
 #ifndef GPUA_AUTOSCALER_SIM_STALE_CLUSTER_SOURCE_H_
 #define GPUA_AUTOSCALER_SIM_STALE_CLUSTER_SOURCE_H_
 
-#include "autoscaler/controller/cluster_source.h"
+#include "autoscaler/controller/model/cluster_source.h"
 #include "base/clock.h"
 
 namespace gpua::sim {

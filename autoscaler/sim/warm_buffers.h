@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "cloudproviders/node_group_file.h"
 #include "estimator/gpu/gpu_inventory.h"
 

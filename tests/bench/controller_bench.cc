@@ -125,7 +125,7 @@ LoopReport RunOnceOn(Cluster& c, RealClock& clock, testing::FakeKubeWriter& writ
   ManualClock cloud_clock;
   SimulatedCloud cloud(c.groups, cloud_clock);
   MemoryLogSink log;
-  Controller controller(c.source, cloud, writer, clock, log, nullptr, Options());
+  Controller controller({c.source, cloud, writer, clock, log}, Options());
   return controller.RunOnce(clock.Now());
 }
 
@@ -142,7 +142,7 @@ void BM_RunOnce(benchmark::State& state) {
     auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
     MemoryLogSink log;
     auto controller =
-        std::make_unique<Controller>(c.source, *cloud, writer, clock, log, nullptr, Options());
+        std::make_unique<Controller>(ControllerSeams{c.source, *cloud, writer, clock, log}, Options());
     state.ResumeTiming();
     LoopReport r = controller->RunOnce(clock.Now());
     state.PauseTiming();

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "autoscaler/controller/mig_layout_book.h"
+#include "autoscaler/controller/mig/mig_layout_book.h"
 #include "autoscaler/controller/scaledown/pending_replacement.h"
 
 namespace {

@@ -243,8 +243,8 @@ class CapiCluster {
     provider_ = std::make_unique<ClusterApiProvider>(capi_, ClusterApiOptions{}, clock, log);
     ControllerOptions options;
     options.scale_down.delay_after_add = absl::ZeroDuration();
-    controller_ =
-        std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, nullptr, options);
+    controller_ = std::make_unique<Controller>(
+        ControllerSeams{*watch_, *provider_, *writer_, clock, log}, options);
   }
 
   void AddPendingPod(const std::string& name, const json& requests) {

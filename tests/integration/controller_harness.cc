@@ -32,8 +32,8 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
   watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
   writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
   options_ = options;
-  controller_ = std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, &metrics,
-                                             std::move(options));
+  controller_ = std::make_unique<Controller>(
+      ControllerSeams{*watch_, *provider_, *writer_, clock, log, &metrics}, std::move(options));
   kubelet = std::make_unique<SimulatedKubelet>(cloud, groups_, server, clock);
   kubelet->RegisteredAt(clock.Now() - absl::Hours(1));  // not a scale-up of a moment ago
   watch_->Start();
@@ -121,8 +121,8 @@ void ControllerHarness::AddPdb(const std::string& name, const std::string& app, 
 
 void ControllerHarness::RestartController() {
   controller_.reset();
-  controller_ =
-      std::make_unique<Controller>(*watch_, *provider_, *writer_, clock, log, &metrics, options_);
+  controller_ = std::make_unique<Controller>(
+      ControllerSeams{*watch_, *provider_, *writer_, clock, log, &metrics}, options_);
 }
 
 std::vector<std::string> ControllerHarness::Taints(const std::string& node) {

@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   const auto violations = gpua::layering::CheckTree(argv[1]);
   for (const auto& v : violations) std::cout << v.ToString() << "\n";
   if (!violations.empty()) {
-    std::cout << violations.size() << " include(s) break the layer order of ARCHITECTURE.md\n";
+    std::cout << violations.size() << " include(s) break the layer order of docs/ARCHITECTURE.md\n";
     return 1;
   }
   std::cout << "every include follows the layer order\n";

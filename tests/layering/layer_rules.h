@@ -1,4 +1,4 @@
-// The layer order of ../shared/ARCHITECTURE.md as data, and a check of a source tree against
+// The layer order of docs/ARCHITECTURE.md as data, and a check of a source tree against
 // it: every `#include "..."` of a layer's files must name a header of that layer or of one
 // below it; the controller never includes kube/ or sim/, and sim/ never kube/. Two more
 // rules keep the design honest where an include alone would not show it: only base/ reads

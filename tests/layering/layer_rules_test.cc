@@ -17,7 +17,7 @@ std::vector<std::string> Lines(const std::vector<Violation>& violations) {
 
 TEST_CASE("an include from a layer below, or from its own layer, is fine", "[layering]") {
   CHECK(CheckFile("autoscaler/controller/scale_up.cc",
-                  "#include \"autoscaler/controller/cluster_view.h\"\n"
+                  "#include \"autoscaler/controller/model/cluster_view.h\"\n"
                   "#include \"cloudproviders/cloud_provider.h\"\n"
                   "#include \"estimator/estimate.h\"\n#include \"base/clock.h\"\n"
                   "#include \"absl/strings/str_cat.h\"\n#include <vector>\n")
@@ -101,14 +101,38 @@ TEST_CASE("a planted wrong include in a tree on disk fails the check", "[layerin
 TEST_CASE("scale-down including scale-up fails: the planners share only the planning room",
           "[layering]") {
   const auto v = Lines(CheckFile("autoscaler/controller/scaledown/scale_down_planner.cc",
-                                 "#include \"autoscaler/controller/cluster_state.h\"\n"
+                                 "#include \"autoscaler/controller/model/cluster_state.h\"\n"
                                  "#include \"autoscaler/controller/planning/planning_cluster.h\"\n"
                                  "#include \"autoscaler/controller/scaleup/resource_limits.h\"\n"));
   REQUIRE(v.size() == 1);
   CHECK(v[0] ==
         "autoscaler/controller/scaledown/scale_down_planner.cc:3: "
         "\"autoscaler/controller/scaleup/resource_limits.h\": controller/scaledown/ may include "
-        "only the controller's top-level files, planning/, spot/, status/, not scaleup/");
+        "only controller/scaledown/, model/, mig/, planning/, spot/, status/, not scaleup/");
+}
+
+TEST_CASE("no room includes the loop's own files, and the model includes no other room",
+          "[layering]") {
+  const auto v = Lines(CheckFile("autoscaler/controller/scaleup/scale_up_step.h",
+                                 "#include \"autoscaler/controller/controller.h\"\n"));
+  REQUIRE(v.size() == 1);
+  CHECK(v[0] ==
+        "autoscaler/controller/scaleup/scale_up_step.h:1: \"autoscaler/controller/controller.h\": "
+        "controller/scaleup/ may not include the controller's top level: the loop stands on the "
+        "rooms, never the other way");
+  // The two arrows that once ran back up: preemptions into spot/, a taint rule into planning/.
+  CHECK(Lines(CheckFile("autoscaler/controller/model/cluster_state.cc",
+                        "#include \"autoscaler/controller/spot/homeless_pods.h\"\n"))
+            .size() == 1);
+  CHECK(Lines(CheckFile("autoscaler/controller/model/template_from_node.cc",
+                        "#include \"autoscaler/controller/planning/planning_cluster.h\"\n"))
+            .size() == 1);
+  CHECK(Lines(CheckFile("autoscaler/controller/model/cluster_state.h",
+                        "#include \"autoscaler/controller/mig/mig_layout_book.h\"\n"))
+            .size() == 1);
+  CHECK(CheckFile("autoscaler/controller/mig/mig_layouts.h",
+                  "#include \"autoscaler/controller/model/cluster_state.h\"\n")
+            .empty());
 }
 
 TEST_CASE("the planning room includes no other room, the loop includes every room",
@@ -128,7 +152,7 @@ TEST_CASE("the planning room includes no other room, the loop includes every roo
 TEST_CASE("a controller subfolder that is no room is named, and so is an include of one",
           "[layering]") {
   const auto v = Lines(CheckFile("autoscaler/controller/misc/helpers.cc",
-                                 "#include \"autoscaler/controller/cluster_state.h\"\n"));
+                                 "#include \"autoscaler/controller/model/cluster_state.h\"\n"));
   REQUIRE(v.size() == 1);
   CHECK_THAT(v[0], Catch::Contains("autoscaler/controller/misc/ is not one of the controller's rooms"));
   const auto w = Lines(CheckFile("autoscaler/controller/scaleup/x.cc",
@@ -141,13 +165,21 @@ TEST_CASE("a planted cross-room include in a tree on disk fails the check", "[la
   const std::filesystem::path root = std::filesystem::temp_directory_path() /
                                      ("gpua-rooms-" + std::to_string(std::random_device{}()));
   std::filesystem::create_directories(root / "autoscaler/controller/scaledown");
+  std::filesystem::create_directories(root / "autoscaler/controller/model");
   std::ofstream(root / "autoscaler/controller/scaledown/planner.cc")
       << "#include \"autoscaler/controller/planning/limits.h\"\n"
          "#include \"autoscaler/controller/scaleup/planner.h\"\n";
+  // The model reaching up to the loop: the arrow the floors exist to stop.
+  std::ofstream(root / "autoscaler/controller/model/cluster_state.cc")
+      << "#include \"autoscaler/controller/model/cluster_state.h\"\n"
+         "#include \"autoscaler/controller/report/loop_report.h\"\n"
+         "#include \"autoscaler/controller/controller_options.h\"\n";
   const auto v = Lines(CheckTree(root));
   std::filesystem::remove_all(root);
-  REQUIRE(v.size() == 1);
-  CHECK_THAT(v[0], Catch::StartsWith("autoscaler/controller/scaledown/planner.cc:2: "));
+  REQUIRE(v.size() == 3);
+  CHECK_THAT(v[0], Catch::StartsWith("autoscaler/controller/model/cluster_state.cc:2: "));
+  CHECK_THAT(v[1], Catch::StartsWith("autoscaler/controller/model/cluster_state.cc:3: "));
+  CHECK_THAT(v[2], Catch::StartsWith("autoscaler/controller/scaledown/planner.cc:2: "));
 }
 
 }  // namespace

@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/group_resizer.h"
-#include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/group_resizer.h"
+#include "autoscaler/controller/mig/mig_layout_assigner.h"
+#include "autoscaler/controller/model/provider_snapshot.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "base/log.h"
 #include "tests/support/fake_cloud_provider.h"
 #include "tests/support/fake_cluster_source.h"
@@ -73,9 +75,15 @@ inline LoopInputs BuildLoopInputs(const FakeClusterSource& source, FakeCloudProv
   ProviderReader reader(cloud, options, log);
   in.provider = std::make_unique<ProviderSnapshot>(reader.Read(in.view->nodes, now));
   ClusterStateBuilder builder(options.cluster_state);
-  in.state = builder.Build(*in.view, *in.provider, backoff, now, mig_layouts);
+  in.state = builder.Build(*in.view, *in.provider, backoff, now);
+  AssignMigLayouts(mig_layouts, in.state);
   in.groups = std::make_unique<SnapshotGroupResizer>(*in.provider);
   return in;
+}
+
+// The input each step of the loop at `now` reads, on `in` and `kept`.
+inline PlanningInput PlanningInputOf(LoopInputs& in, LoopMemory& kept, absl::Time now) {
+  return {*in.view, in.state, *in.groups, kept, now};
 }
 
 }  // namespace gpua::testing

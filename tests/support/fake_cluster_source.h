@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "autoscaler/controller/cluster_source.h"
+#include "autoscaler/controller/model/cluster_source.h"
 
 namespace gpua::testing {
 

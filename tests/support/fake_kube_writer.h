@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/kube_writer.h"
 
 namespace gpua::testing {
 

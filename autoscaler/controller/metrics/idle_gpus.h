@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 

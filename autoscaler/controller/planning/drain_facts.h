@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "estimator/drain_rules.h"
 
 namespace gpua {

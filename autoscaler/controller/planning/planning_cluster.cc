@@ -5,6 +5,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/cluster_snapshot.h"
+#include "kubeobjects/node_marks.h"
 #include "estimator/daemonsets.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -172,26 +173,6 @@ NodeGroupSpec GroupSpecOf(const ProviderGroup& p, const NodeTemplate& planning_t
 
 }  // namespace
 
-bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
-  static const absl::string_view kKeys[] = {"node.kubernetes.io/not-ready",
-                                            "node.kubernetes.io/unreachable",
-                                            "node.kubernetes.io/network-unavailable",
-                                            "node.cloudprovider.kubernetes.io/uninitialized",
-                                            kToBeDeletedTaint,
-                                            kDeletionCandidateTaint};
-  static constexpr absl::string_view kPrefixes[] = {
-      "ignore-taint.cluster-autoscaler.kubernetes.io/",
-      "startup-taint.cluster-autoscaler.kubernetes.io/",
-      "status-taint.cluster-autoscaler.kubernetes.io/"};
-  for (absl::string_view k : kKeys) {
-    if (t.key == k) return true;
-  }
-  for (absl::string_view p : kPrefixes) {
-    if (absl::StartsWith(t.key, p)) return true;
-  }
-  return std::find(ignored.begin(), ignored.end(), t.key) != ignored.end();
-}
-
 NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
                               const std::vector<const PodSpec*>& daemonset_pods,
                               const std::vector<std::string>& ignored_taints) {
@@ -202,10 +183,11 @@ NodeTemplate PlanningTemplate(const NodeTemplate& tmpl,
 }
 
 PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
-                                     const std::map<std::string, int>& added,
-                                     const std::set<std::string>& excluded,
+                                     const EarlierRounds& earlier,
                                      const std::vector<std::string>& ignored_taints,
                                      RunningNodeCache& rooms) {
+  const std::map<std::string, int>& added = earlier.added;
+  const std::set<std::string>& excluded = earlier.excluded;
   PlanningCluster out;
   const std::vector<std::optional<NodeTemplate>> templates =
       PlanningTemplates(view, state, ignored_taints);

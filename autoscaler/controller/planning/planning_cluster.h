@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "estimator/node.h"
 
@@ -39,23 +39,21 @@ struct PlanningCluster {
   std::map<std::string, std::string> left_out;  // group id -> why it may not grow now
 };
 
-// `added`: nodes asked for earlier in this loop, by group, which the provider's sizes do not
-// show yet. `excluded`: groups that failed earlier in this loop.
+// What earlier rounds of this loop's scale-up did, which the provider's sizes do not show yet.
+struct EarlierRounds {
+  std::map<std::string, int> added;  // nodes asked for, by group
+  std::set<std::string> excluded;    // groups that failed
+};
+
 // `ignored_taints`: keys to drop besides the start-up taints (--startup-taint and kin).
 PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState& state,
-                                     const std::map<std::string, int>& added,
-                                     const std::set<std::string>& excluded,
+                                     const EarlierRounds& earlier,
                                      const std::vector<std::string>& ignored_taints,
                                      RunningNodeCache& rooms);
 
 // The groups that may grow now, as BuildPlanningCluster gives them, without building nodes.
 std::vector<NodeGroupSpec> GrowableGroups(const ClusterView& view, const ClusterState& state,
                                           const std::vector<std::string>& ignored_taints);
-
-// The taints a node carries only while it starts (not-ready, uninitialized, and the
-// start-up and status taints users mark with cluster-autoscaler's prefixes) or while we
-// remove it: none of them says anything about where pods will run once it is up.
-bool IsStartupTaint(const Taint& taint, const std::vector<std::string>& ignored = {});
 
 // A registered node as the estimator sees it: start-up taints dropped, the pods bound to it
 // that take room (not finished) on it, its room from `rooms`. Scale-down simulates on these too.

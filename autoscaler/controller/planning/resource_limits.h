@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
 #include "estimator/estimate.h"
 
 namespace gpua {

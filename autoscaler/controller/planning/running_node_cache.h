@@ -17,7 +17,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/planning/resource_limits.h"
 #include "estimator/node_room.h"
 #include "estimator/node_utilization.h"

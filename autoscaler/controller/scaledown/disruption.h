@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/resource_list.h"
 

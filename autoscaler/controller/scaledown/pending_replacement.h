@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/model/cluster_state.h"
 
 namespace gpua {
 

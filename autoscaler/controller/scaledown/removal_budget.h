@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 
 namespace gpua {

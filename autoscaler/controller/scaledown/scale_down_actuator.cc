@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "autoscaler/controller/planning/drain_facts.h"
 
 namespace gpua {
@@ -130,9 +130,10 @@ void ScaleDownActuator::RollBack(const NodeStatus& s, const std::string& why,
   (void)writer_.RecordEvent(NodeEvent(name, "Warning", event_reason::kScaleDownFailed, why));
 }
 
-void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const ClusterView& view,
-                              const ClusterState& state, GroupResizer& groups, absl::Time now,
+void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const PlanningInput& in,
                               ScaleDownReport& report) {
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
   for (const NodeRemoval& r : removals) {
     const NodeStatus& s = state.nodes[r.node];
     if (!Begin(s, r.reason, now)) continue;
@@ -140,28 +141,31 @@ void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const Cl
                            " of group ", state.groups[s.group].id(), " (", r.reason,
                            r.why.empty() ? "" : ": ", r.why, ")"));
     ++report.started;
-    if (Drain(s, view, options_.max_graceful_termination, report)) {
-      Delete(s, state, groups, r.reason, now, now, report);
+    if (Drain(s, in.view, options_.max_graceful_termination, report)) {
+      Delete(s, state, in.groups, r.reason, now, now, report);
     }
   }
 }
 
-void ScaleDownActuator::StartPreempted(const std::vector<Preemption>& preemptions,
-                                       const ClusterView& view, const ClusterState& state,
-                                       absl::Time now, ScaleDownReport& report) {
-  for (const Preemption& p : preemptions) {
+void ScaleDownActuator::StartPreempted(const PlanningInput& in, ScaleDownReport& report) {
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
+  for (const Preemption& p : state.preemptions) {
     const NodeStatus& s = state.nodes[p.node];
     log_.Warning(absl::StrCat("Node ", s.node->node.name, " is being preempted (", p.signal,
                               "): draining it with at most ",
                               absl::FormatDuration(options_.preemption_drain_time), " of grace"));
     if (!Begin(s, kPreemptedReason, now)) continue;
     ++report.started;
-    Drain(s, view, options_.preemption_drain_time, report);
+    Drain(s, in.view, options_.preemption_drain_time, report);
   }
 }
 
-void ScaleDownActuator::Continue(const ClusterView& view, const ClusterState& state,
-                                 GroupResizer& groups, absl::Time now, ScaleDownReport& report) {
+void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& report) {
+  const ClusterView& view = in.view;
+  const ClusterState& state = in.state;
+  GroupResizer& groups = in.groups;
+  const absl::Time now = in.now;
   for (const NodeStatus& s : state.nodes) {
     if (!s.node->Marks().to_be_deleted) continue;
     const std::string reason = ReasonOf(*s.node);

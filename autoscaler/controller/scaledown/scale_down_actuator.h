@@ -14,13 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/group_resizer.h"
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/group_resizer.h"
+#include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/spot/preemptions.h"
+#include "autoscaler/controller/model/preemptions.h"
 #include "base/log.h"
 
 namespace gpua {
@@ -51,14 +52,12 @@ class ScaleDownActuator {
   void Mark(const ScaleDownPlan& plan, const ClusterState& state);
   // Starts the plan's removals and the preempted nodes' drains.
   // Nodes are deleted through `groups`.
-  void Start(const std::vector<NodeRemoval>& removals, const ClusterView& view,
-             const ClusterState& state, GroupResizer& groups, absl::Time now,
+  void Start(const std::vector<NodeRemoval>& removals, const PlanningInput& in,
              ScaleDownReport& report);
-  void StartPreempted(const std::vector<Preemption>& preemptions, const ClusterView& view,
-                      const ClusterState& state, absl::Time now, ScaleDownReport& report);
+  // Drains the state's preempted nodes.
+  void StartPreempted(const PlanningInput& in, ScaleDownReport& report);
   // Moves every removal under way (nodes carrying the taint) on.
-  void Continue(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                absl::Time now, ScaleDownReport& report);
+  void Continue(const PlanningInput& in, ScaleDownReport& report);
 
  private:
   bool Begin(const NodeStatus& s, const std::string& reason, absl::Time now);

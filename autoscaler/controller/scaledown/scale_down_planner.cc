@@ -528,12 +528,14 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(
   return order;
 }
 
-ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState& state,
-                                     int pods_for_existing_nodes,
-                                     const std::vector<PodPtr>& placeholders, absl::Time now,
-                                     RunningNodeCache& nodes, ScaleDownMemory& kept) const {
+ScaleDownPlan ScaleDownPlanner::Plan(const PlanningInput& in, const AfterScaleUp& loop,
+                                     ScaleDownMemory& kept) const {
+  const ClusterView& view = in.view;
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
+  RunningNodeCache& nodes = in.kept.nodes;
   ScaleDownPlan plan;
-  plan.cooldown = Cooldown(state, kept.clock, pods_for_existing_nodes, now);
+  plan.cooldown = Cooldown(state, kept.clock, loop.pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
     for (size_t i = 0; i < state.nodes.size(); ++i) {
       if (state.nodes[i].node->Marks().deletion_candidate) {
@@ -562,7 +564,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const ClusterView& view, const ClusterState
   if (kept.replacement.has_value()) j.replacement = &*kept.replacement;
   // Warm capacity takes its room first: no pod moves into it, and a node holding it goes only
   // when the room moves on with it.
-  for (const PodPtr& p : placeholders) {
+  for (const PodPtr& p : loop.placeholders) {
     if (j.simulator.Reserve(p->spec)) j.placeholders[&p->spec] = p.get();
   }
   std::vector<bool> unneeded(state.nodes.size(), false);

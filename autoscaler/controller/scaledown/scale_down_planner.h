@@ -30,9 +30,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/replacement_planner.h"
@@ -131,19 +132,25 @@ NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group
                               const ClusterView& view, bool ignore_daemonsets,
                               RunningNodeCache& cache);
 
+// What scale-down takes from the rest of its loop.
+struct AfterScaleUp {
+  // Pending pods that existing or upcoming nodes hold (the scheduler has yet to bind them);
+  // while there are any, no removal starts.
+  int pods_for_existing_nodes = 0;
+  int nodes_added = 0;  // nodes this loop's scale-up asked for
+  // Warm capacity (planning/buffer_pods.h) whose room the nodes that stay keep; a node whose
+  // warm room fits nowhere else stays, WarmCapacity.
+  const std::vector<PodPtr>& placeholders;
+};
+
 class ScaleDownPlanner {
  public:
   ScaleDownPlanner(const ScaleDownOptions& options, const ClusterLimits& limits)
       : options_(options), limits_(limits) {}
 
-  // `pods_for_existing_nodes`: pending pods that existing or upcoming nodes hold (the
-  // scheduler has yet to bind them); while there are any, no removal starts.
-  // `placeholders`: warm capacity (planning/buffer_pods.h) whose room the nodes that stay
-  // keep; a node whose warm room fits nowhere else stays, WarmCapacity. `nodes`: what is read
-  // off the running nodes, kept across loops; `kept`: what this planner keeps.
-  ScaleDownPlan Plan(const ClusterView& view, const ClusterState& state,
-                     int pods_for_existing_nodes, const std::vector<PodPtr>& placeholders,
-                     absl::Time now, RunningNodeCache& nodes, ScaleDownMemory& kept) const;
+  // Reads the view, the state and the running nodes of `in`; `kept`: what this planner keeps.
+  ScaleDownPlan Plan(const PlanningInput& in, const AfterScaleUp& loop,
+                     ScaleDownMemory& kept) const;
 
  private:
   std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,

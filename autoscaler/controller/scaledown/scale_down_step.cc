@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "autoscaler/controller/planning/planning_cluster.h"
 #include "autoscaler/controller/planning/resource_limits.h"
 
@@ -19,20 +19,18 @@ constexpr absl::Duration kReplacementSlack = absl::Minutes(5);
 
 }  // namespace
 
-void ScaleDownStep::ContinueRemovals(const ClusterView& view, const ClusterState& state,
-                                     GroupResizer& groups, absl::Time now,
-                                     ScaleDownReport& report) {
-  actuator_.Continue(view, state, groups, now, report);
-  actuator_.StartPreempted(state.preemptions, view, state, now, report);
+void ScaleDownStep::ContinueRemovals(const PlanningInput& in, ScaleDownReport& report) {
+  actuator_.Continue(in, report);
+  actuator_.StartPreempted(in, report);
 }
 
-ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& state,
-                                   GroupResizer& groups, int pods_for_existing_nodes,
-                                   int nodes_added, const std::vector<PodPtr>& placeholders,
-                                   MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
-                                   absl::Time now, ScaleDownReport& report) {
+ScaleDownResult ScaleDownStep::Run(const PlanningInput& in, const AfterScaleUp& loop,
+                                   ScaleDownReport& report) {
+  const ClusterView& view = in.view;
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
   ScaleDownClock& clock = kept_.clock;
-  if (nodes_added > 0) clock.last_scale_up = now;
+  if (loop.nodes_added > 0) clock.last_scale_up = now;
   // After a restart the newest node says when the last scale-up came.
   for (const NodeStatus& s : state.nodes) {
     if (s.group >= 0 && s.node->created != absl::InfinitePast()) {
@@ -44,8 +42,7 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
     kept_.replacement = std::move(recalled.pending);
   }
   EndReplacement(state, now);
-  const ScaleDownPlan plan =
-      planner_.Plan(view, state, pods_for_existing_nodes, placeholders, now, nodes, kept_);
+  const ScaleDownPlan plan = planner_.Plan(in, loop, kept_);
   ScaleDownResult result;
   result.status = plan.status;
   result.next_due = plan.next_due;
@@ -66,13 +63,13 @@ ScaleDownResult ScaleDownStep::Run(const ClusterView& view, const ClusterState& 
   }
   for (const auto& [reason, n] : unremovable) result.unremovable[std::string(reason)] += n;
   actuator_.Mark(plan, state);
-  actuator_.Start(plan.removals, view, state, groups, now, report);
+  actuator_.Start(plan.removals, in, report);
   if (!report.deleted.empty()) clock.last_delete = now;
   if (report.rolled_back > 0) clock.last_failure = now;
   // Not while a scale-up acts: the pods that wait come first, and the group sizes move.
-  if (plan.cooldown.empty() && nodes_added == 0 && !plan.replaceable.empty() &&
+  if (plan.cooldown.empty() && loop.nodes_added == 0 && !plan.replaceable.empty() &&
       now >= kept_.no_replacement_until) {
-    StartReplacement(view, state, plan, groups, mig_layouts, nodes, now, report);
+    StartReplacement(in, plan, report);
   }
   (void)replacement_store_.Keep({kept_.replacement});  // a failure is tried again next loop
   result.gpu_use.assign(state.nodes.size(), -1);
@@ -110,24 +107,20 @@ void ScaleDownStep::EndReplacement(const ClusterState& state, absl::Time now) {
   pending.reset();
 }
 
-void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState& state,
-                                     const ScaleDownPlan& plan, GroupResizer& groups,
-                                     MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
-                                     absl::Time now, ScaleDownReport& report) {
+void ScaleDownStep::StartReplacement(const PlanningInput& in, const ScaleDownPlan& plan,
+                                     ScaleDownReport& report) {
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
   ReplacementSearch search;
   search.payback = options_.scale_down.consolidation_payback;
-  search.packing.budgets = LimitBudgets(options_.limits, state, {}, nodes);
+  search.packing.budgets = LimitBudgets(options_.limits, state, {}, in.kept.nodes);
   std::optional<NodeReplacement> found = PlanReplacement(
-      plan.replaceable, GrowableGroups(view, state, options_.scale_up.ignored_taints), search);
+      plan.replaceable, GrowableGroups(in.view, state, options_.scale_up.ignored_taints), search);
   if (!found.has_value()) return;
   const GroupState* group = state.FindGroup(found->group);
   if (group == nullptr) return;  // the search only names groups it was given
   const int from = group->provider->target_size;
-  if (!found->mig_layout.empty()) {
-    MigLayoutBook ahead = mig_layouts;
-    ahead.Expect(found->group, {found->mig_layout});
-    (void)mig_store_.Keep(ahead);  // as scale-up: asked for even when this fails
-  }
+  if (!found->mig_layout.empty()) in.kept.mig.KeepAhead({{found->group, {found->mig_layout}}});
   PendingReplacement pending{found->group, {}, now, now};
   absl::Duration wait;  // the longest unneeded time of the nodes replaced
   for (const ReplaceableNode& n : found->replaced) {
@@ -138,14 +131,14 @@ void ScaleDownStep::StartReplacement(const ClusterView& view, const ClusterState
   // Time for the new node to come, the replaced nodes' unneeded time, and their drains' start.
   pending.until = now + group->provider->options.max_node_provision_time + wait + kReplacementSlack;
   (void)replacement_store_.Keep({pending});  // ahead of the ask, as the MIG book
-  const absl::Status asked = groups.IncreaseSize(found->group, 1);
+  const absl::Status asked = in.groups.IncreaseSize(found->group, 1);
   if (!asked.ok()) {
     log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,
                               " for a node failed: ", asked.message()));
     kept_.clock.last_failure = now;  // a failed scale-down's cooldown
     return;
   }
-  if (!found->mig_layout.empty()) mig_layouts.Expect(found->group, {found->mig_layout});
+  if (!found->mig_layout.empty()) in.kept.mig.Expect(found->group, {found->mig_layout});
   kept_.replacement = std::move(pending);
   report.replacements.push_back(found->group);
   const std::string message =

@@ -13,19 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/group_resizer.h"
-#include "autoscaler/controller/kube_writer.h"
-#include "autoscaler/controller/mig_book_store.h"
-#include "autoscaler/controller/mig_layout_book.h"
-#include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/group_resizer.h"
+#include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/status_annotation_store.h"
+#include "autoscaler/controller/model/status_annotation_store.h"
 #include "base/log.h"
 
 namespace gpua {
@@ -46,11 +44,8 @@ struct ScaleDownResult {
 
 class ScaleDownStep {
  public:
-  // `mig_store` keeps a replacement's MIG layout in the cluster before it is asked for.
-  ScaleDownStep(KubeWriter& writer, MigBookStore& mig_store, LogSink& log,
-                const ControllerOptions& options)
+  ScaleDownStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
       : writer_(writer),
-        mig_store_(mig_store),
         options_(options),
         log_(log),
         replacement_store_(writer, options.status, log,
@@ -61,28 +56,20 @@ class ScaleDownStep {
         actuator_(writer, log, options.scale_down, options.status) {}
 
   // Moves every removal under way on, and starts the drains of the state's preempted nodes.
-  void ContinueRemovals(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                        absl::Time now, ScaleDownReport& report);
-  // Judges, marks and starts what is due. `pods_for_existing_nodes`: pending pods that nodes
-  // there are or coming hold; `nodes_added`: nodes this loop's scale-up asked for;
-  // `placeholders`: warm capacity whose room stays. A replacement's MIG layout goes into
-  // `mig_layouts`.
-  ScaleDownResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                      int pods_for_existing_nodes, int nodes_added,
-                      const std::vector<PodPtr>& placeholders, MigLayoutBook& mig_layouts,
-                      RunningNodeCache& nodes, absl::Time now, ScaleDownReport& report);
+  void ContinueRemovals(const PlanningInput& in, ScaleDownReport& report);
+  // Judges, marks and starts what is due. A replacement's MIG layout goes to `in.kept.mig`
+  // ahead of the ask.
+  ScaleDownResult Run(const PlanningInput& in, const AfterScaleUp& loop, ScaleDownReport& report);
 
  private:
   // Forgets the replacement under way once the nodes it was for are gone or being removed, or
   // its time is up.
   void EndReplacement(const ClusterState& state, absl::Time now);
   // Asks for one new node to replace some of the plan's replaceable nodes, when one pays back.
-  void StartReplacement(const ClusterView& view, const ClusterState& state,
-                        const ScaleDownPlan& plan, GroupResizer& groups, MigLayoutBook& mig_layouts,
-                        RunningNodeCache& nodes, absl::Time now, ScaleDownReport& report);
+  void StartReplacement(const PlanningInput& in, const ScaleDownPlan& plan,
+                        ScaleDownReport& report);
 
   KubeWriter& writer_;
-  MigBookStore& mig_store_;
   const ControllerOptions& options_;
   LogSink& log_;
   StatusAnnotationStore<KeptReplacement> replacement_store_;

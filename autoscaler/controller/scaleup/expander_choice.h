@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
 #include "base/log.h"
 #include "estimator/expander.h"
 

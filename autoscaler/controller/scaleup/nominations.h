@@ -25,8 +25,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
 #include "base/log.h"
 
 namespace gpua {

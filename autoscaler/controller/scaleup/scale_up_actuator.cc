@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "autoscaler/controller/planning/buffer_pods.h"
 #include "estimator/gpu/gpu_resource.h"
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/group_resizer.h"
-#include "autoscaler/controller/kube_writer.h"
-#include "autoscaler/controller/node_group_backoff.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/group_resizer.h"
+#include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/model/node_group_backoff.h"
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
 #include "base/log.h"
 

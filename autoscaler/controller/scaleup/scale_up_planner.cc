@@ -26,28 +26,27 @@ std::vector<int> NominatedNodes(const std::vector<PodPtr>& pending, const Nomina
 
 }  // namespace
 
-ScaleUpDecision ScaleUpPlanner::Plan(const ClusterView& view, const ClusterState& state,
-                                     const std::vector<PodPtr>& pending, Expander& expander,
-                                     const std::map<std::string, int>& added,
-                                     const std::set<std::string>& excluded,
-                                     const Nominations& nominations, RunningNodeCache& nodes,
+ScaleUpDecision ScaleUpPlanner::Plan(const PlanningInput& in, const ScaleUpRound& round,
                                      ScaleUpMemory& kept) const {
+  const std::vector<PodPtr>& pending = round.pending;
+  const ClusterState& state = in.state;
+  RunningNodeCache& nodes = in.kept.nodes;
   ScaleUpDecision decision;
   if (pending.empty()) return decision;
   PlanningCluster cluster =
-      BuildPlanningCluster(view, state, added, excluded, options_.ignored_taints, nodes);
+      BuildPlanningCluster(in.view, state, round.earlier, options_.ignored_taints, nodes);
   std::vector<const PodSpec*> pods;  // the informers' own: what is kept on them lasts
   pods.reserve(pending.size());
   for (const PodPtr& p : pending) pods.push_back(&p->spec);
 
   EstimateOptions options;
   options.max_new_nodes = options_.max_nodes_per_scaleup;
-  options.budgets = LimitBudgets(limits_, state, added, nodes);
-  options.nominated = NominatedNodes(pending, nominations, cluster);
+  options.budgets = LimitBudgets(limits_, state, round.earlier.added, nodes);
+  options.nominated = NominatedNodes(pending, round.nominations, cluster);
   const std::vector<PlanningNodeRef> refs = std::move(cluster.refs);
   kept.snapshot.Reset(std::move(cluster.nodes));
   const ScaleUpPlan plan =
-      Estimate(pods, cluster.groups, kept.snapshot, expander, options, kept.admissions);
+      Estimate(pods, cluster.groups, kept.snapshot, round.expander, options, kept.admissions);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);

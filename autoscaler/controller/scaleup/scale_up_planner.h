@@ -13,10 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/planning/planning_cluster.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaleup/nominations.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/estimate.h"
@@ -67,20 +68,24 @@ struct ScaleUpMemory {
   StaticAdmissions admissions;
 };
 
+// One round of a loop's scale-up: the pods to place, the expander that chooses among the
+// groups, what earlier rounds asked for, and the nodes on their way pods were promised (those
+// pods are placed there first).
+struct ScaleUpRound {
+  const std::vector<PodPtr>& pending;
+  Expander& expander;
+  const EarlierRounds& earlier;
+  const Nominations& nominations;
+};
+
 class ScaleUpPlanner {
  public:
   ScaleUpPlanner(const ScaleUpOptions& options, const ClusterLimits& limits)
       : options_(options), limits_(limits) {}
 
-  // `added`: nodes asked for earlier in this loop by group; `excluded`: groups that failed
-  // earlier in this loop. `nominations`: the nodes on their way pods were promised; those
-  // pods are placed there first. `nodes`: what is read off the running nodes, kept across
-  // loops; `kept`: what this planner keeps.
-  ScaleUpDecision Plan(const ClusterView& view, const ClusterState& state,
-                       const std::vector<PodPtr>& pending, Expander& expander,
-                       const std::map<std::string, int>& added,
-                       const std::set<std::string>& excluded, const Nominations& nominations,
-                       RunningNodeCache& nodes, ScaleUpMemory& kept) const;
+  // Reads the view, the state and the running nodes of `in`; `kept`: what this planner keeps.
+  ScaleUpDecision Plan(const PlanningInput& in, const ScaleUpRound& round,
+                       ScaleUpMemory& kept) const;
 
  private:
   const ScaleUpOptions& options_;

@@ -28,31 +28,22 @@ std::string WithoutMessage(const GroupReasons& reasons) {
 
 }  // namespace
 
-ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, MigBookStore& mig_store,
-                         LogSink& log, const ControllerOptions& options)
+ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
+                         const ControllerOptions& options)
     : writer_(writer),
-      mig_store_(mig_store),
       log_(log),
       planner_(options.scale_up, options.limits),
       actuator_(writer, backoff, log, options.status),
       expanders_(options.scale_up, options.status.namespace_name, log) {}
 
-ScaleUpResult ScaleUpStep::Run(const ClusterView& view, const ClusterState& state,
-                               GroupResizer& groups, const PendingPods& pending,
-                               const std::vector<PodPtr>& homeless,
-                               const std::vector<PodPtr>& placeholders, bool plan,
-                               MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
-                               absl::Time now) {
+ScaleUpResult ScaleUpStep::Run(const PlanningInput& in, const PodsToScaleFor& pods) {
   // Placeholders wait as long as their buffer holds them: their nominations stay too.
-  std::vector<PodPtr> waiting = view.unschedulable;
-  waiting.insert(waiting.end(), placeholders.begin(), placeholders.end());
-  nominations_.Update(state, waiting, now, log_);
+  std::vector<PodPtr> waiting = in.view.unschedulable;
+  waiting.insert(waiting.end(), pods.placeholders.begin(), pods.placeholders.end());
+  nominations_.Update(in.state, waiting, in.now, log_);
   ScaleUpResult result;
-  if (plan) {
-    result = Rounds(view, state, groups, PodsToPlan(pending, homeless, placeholders), mig_layouts,
-                    nodes, now);
-  }
-  WriteNominations(view, state, now);
+  if (in.state.healthy) result = Rounds(in, PodsToPlan(pods));
+  WriteNominations(in.view, in.state, in.now);
   absl::flat_hash_set<std::string> unschedulable;
   for (const PodPtr& p : waiting) unschedulable.insert(p->spec.uid);
   pod_events_.Keep(unschedulable);
@@ -60,9 +51,8 @@ ScaleUpResult ScaleUpStep::Run(const ClusterView& view, const ClusterState& stat
   return result;
 }
 
-std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PendingPods& pending,
-                                            const std::vector<PodPtr>& homeless,
-                                            const std::vector<PodPtr>& placeholders) const {
+std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PodsToScaleFor& pods) const {
+  const PendingPods& pending = pods.pending;
   std::vector<PodPtr> out;
   out.reserve(pending.eligible.size());
   for (const PodPtr& p : pending.eligible) {
@@ -71,21 +61,19 @@ std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PendingPods& pending,
   for (const PodPtr& p : pending.nominated_pods) {
     if (nominations_.SlotOf(p->spec.uid) != nullptr) out.push_back(p);
   }
-  out.insert(out.end(), homeless.begin(), homeless.end());
+  out.insert(out.end(), pods.homeless.begin(), pods.homeless.end());
   // Last: a pod that waits takes the room there is before warm capacity does.
-  out.insert(out.end(), placeholders.begin(), placeholders.end());
+  out.insert(out.end(), pods.placeholders.begin(), pods.placeholders.end());
   return out;
 }
 
-ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& state,
-                                  GroupResizer& groups, const std::vector<PodPtr>& pods,
-                                  MigLayoutBook& mig_layouts, RunningNodeCache& nodes,
-                                  absl::Time now) {
+ScaleUpResult ScaleUpStep::Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods) {
+  const ClusterState& state = in.state;
+  const absl::Time now = in.now;
   ScaleUpResult result;
   if (pods.empty()) return result;
-  std::unique_ptr<Expander> expander = expanders_.For(view);
-  std::map<std::string, int> added;
-  std::set<std::string> excluded;
+  std::unique_ptr<Expander> expander = expanders_.For(in.view);
+  EarlierRounds earlier;
   std::vector<PodWithoutScaleUp> without;
   std::vector<PodPtr> remaining = pods;
   // Pods promised a node still on its way as the loop began: an increase for them only is
@@ -96,8 +84,8 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
   }
   // Each round plans the pods of groups that failed in the round before, without them.
   for (size_t round = 0; !remaining.empty() && round <= state.groups.size(); ++round) {
-    ScaleUpDecision decision = planner_.Plan(view, state, remaining, *expander, added, excluded,
-                                             nominations_, nodes, kept_);
+    const ScaleUpDecision decision =
+        planner_.Plan(in, {remaining, *expander, earlier, nominations_}, kept_);
     if (round == 0) {
       // Warm capacity that fits is the point of it, not pods about to land.
       result.fit_existing =
@@ -108,14 +96,16 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
     // A pod its node no longer holds (another pod took the room) needs a node again.
     for (const MissedPod& m : decision.missed) promised.erase(m.pod->spec.uid);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
-    KeepLayoutsAhead(mig_layouts, decision.requests);
+    std::vector<GroupLayouts> layouts;
+    for (const ScaleUpRequest& r : decision.requests) layouts.push_back({r.group, r.mig_layouts});
+    in.kept.mig.KeepAhead(layouts);
     std::vector<ScaleUpOutcome> outcomes =
-        actuator_.Execute(decision.requests, state, groups, added, now);
+        actuator_.Execute(decision.requests, state, in.groups, earlier.added, now);
     remaining.clear();
     for (ScaleUpOutcome& o : outcomes) {
       if (o.status.ok()) {
-        added[o.request.group] += o.request.delta;
-        mig_layouts.Expect(o.request.group, o.request.mig_layouts);
+        earlier.added[o.request.group] += o.request.delta;
+        in.kept.mig.Expect(o.request.group, o.request.mig_layouts);
         const std::vector<PodPtr>& asked_for = o.request.pods;
         o.repeat = !asked_for.empty() &&
                    std::all_of(asked_for.begin(), asked_for.end(),
@@ -127,7 +117,7 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
         }
         nominations_.Increase(o.request.group, o.request.node_pods, now);
       } else {
-        excluded.insert(o.request.group);
+        earlier.excluded.insert(o.request.group);
         remaining.insert(remaining.end(), o.request.pods.begin(), o.request.pods.end());
       }
       result.outcomes.push_back(std::move(o));
@@ -138,16 +128,6 @@ ScaleUpResult ScaleUpStep::Rounds(const ClusterView& view, const ClusterState& s
                     [](const PodWithoutScaleUp& p) { return !IsPlaceholder(*p.pod); }));
   SayWithoutScaleUp(without, now);
   return result;
-}
-
-void ScaleUpStep::KeepLayoutsAhead(const MigLayoutBook& mig_layouts,
-                                   const std::vector<ScaleUpRequest>& requests) {
-  MigLayoutBook ahead = mig_layouts;
-  for (const ScaleUpRequest& r : requests) ahead.Expect(r.group, r.mig_layouts);
-  if (ahead == mig_layouts) return;  // nothing to add: the loop's end writes what changed
-  // Asked for even when this fails: a node without its layout after a restart costs less
-  // than pods that wait on a ConfigMap the controller may not write. The store says so.
-  (void)mig_store_.Keep(ahead);
 }
 
 void ScaleUpStep::Nominate(const ScaleUpDecision& decision, const ClusterState& state,

@@ -8,17 +8,15 @@
 
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/events.h"
-#include "autoscaler/controller/group_resizer.h"
-#include "autoscaler/controller/kube_writer.h"
-#include "autoscaler/controller/mig_book_store.h"
-#include "autoscaler/controller/mig_layout_book.h"
-#include "autoscaler/controller/node_group_backoff.h"
-#include "autoscaler/controller/pending_pods.h"
-#include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/events.h"
+#include "autoscaler/controller/model/group_resizer.h"
+#include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/model/node_group_backoff.h"
+#include "autoscaler/controller/model/pending_pods.h"
+#include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaleup/expander_choice.h"
 #include "autoscaler/controller/scaleup/nominations.h"
 #include "autoscaler/controller/scaleup/scale_up_actuator.h"
@@ -33,33 +31,32 @@ struct ScaleUpResult {
   std::vector<ScaleUpOutcome> outcomes;
 };
 
+// The pods a loop's scale-up plans for, after those this controller nominated to nodes.
+struct PodsToScaleFor {
+  const PendingPods& pending;
+  // Pods of preempted nodes that need a new home before theirs goes.
+  const std::vector<PodPtr>& homeless;
+  // Warm capacity (planning/buffer_pods.h), planned after every pod that waits.
+  const std::vector<PodPtr>& placeholders;
+};
+
 class ScaleUpStep {
  public:
-  // `mig_store` keeps the MIG layouts of an increase in the cluster before it is asked for.
-  ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, MigBookStore& mig_store, LogSink& log,
+  ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
               const ControllerOptions& options);
 
   // Says, once per pod and message, which unschedulable pods cannot be read.
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
-  // One loop. `plan`: whether the cluster is healthy enough to scale. `homeless`: pods of
-  // preempted nodes that need a new home before theirs goes. `placeholders`: warm capacity
-  // (planning/buffer_pods.h), planned after every pod that waits. The new nodes' MIG layouts go
-  // into `mig_layouts`.
-  // Nodes are asked for through `groups`.
-  ScaleUpResult Run(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                    const PendingPods& pending, const std::vector<PodPtr>& homeless,
-                    const std::vector<PodPtr>& placeholders, bool plan, MigLayoutBook& mig_layouts,
-                    RunningNodeCache& nodes, absl::Time now);
+  // One loop: plans only when the state is healthy, keeps nominations either way. Nodes are
+  // asked for through `in.groups`; their MIG layouts go to `in.kept.mig` ahead of the ask.
+  ScaleUpResult Run(const PlanningInput& in, const PodsToScaleFor& pods);
 
  private:
   // The pods that may trigger a scale-up, those nominated to a node by this controller
   // (placed on it first, planned again if it no longer holds them), then `homeless`, then
   // `placeholders`.
-  std::vector<PodPtr> PodsToPlan(const PendingPods& pending, const std::vector<PodPtr>& homeless,
-                                 const std::vector<PodPtr>& placeholders) const;
-  ScaleUpResult Rounds(const ClusterView& view, const ClusterState& state, GroupResizer& groups,
-                       const std::vector<PodPtr>& pods, MigLayoutBook& mig_layouts,
-                       RunningNodeCache& nodes, absl::Time now);
+  std::vector<PodPtr> PodsToPlan(const PodsToScaleFor& pods) const;
+  ScaleUpResult Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods);
   // Keeps the nominations the plan decided: pods on nodes on their way, pods missed.
   void Nominate(const ScaleUpDecision& decision, const ClusterState& state, absl::Time now);
   // Each nominated pod's registered node in its nominatedNodeName where that is unset;
@@ -67,12 +64,7 @@ class ScaleUpStep {
   void WriteNominations(const ClusterView& view, const ClusterState& state, absl::Time now);
   void SayWithoutScaleUp(const std::vector<PodWithoutScaleUp>& pods, absl::Time now);
 
-  // Writes the book with the layouts of `requests` added, ahead of asking for them.
-  void KeepLayoutsAhead(const MigLayoutBook& mig_layouts,
-                        const std::vector<ScaleUpRequest>& requests);
-
   KubeWriter& writer_;
-  MigBookStore& mig_store_;
   LogSink& log_;
   ScaleUpPlanner planner_;
   ScaleUpMemory kept_;       // what the planner keeps from loop to loop

@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/cluster_view.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/cluster_view.h"
 
 namespace gpua {
 

@@ -1,7 +1,7 @@
 #include "autoscaler/controller/status/cluster_health.h"
 
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 
 namespace gpua {
 

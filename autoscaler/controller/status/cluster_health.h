@@ -4,9 +4,9 @@
 #ifndef GPUA_AUTOSCALER_CONTROLLER_STATUS_CLUSTER_HEALTH_H_
 #define GPUA_AUTOSCALER_CONTROLLER_STATUS_CLUSTER_HEALTH_H_
 
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/kube_writer.h"
 #include "base/log.h"
 
 namespace gpua {

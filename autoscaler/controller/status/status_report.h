@@ -1,4 +1,4 @@
-// The status ConfigMap in cluster-autoscaler's schema (CA-COMPAT.md), so the dashboards and
+// The status ConfigMap in cluster-autoscaler's schema (docs/CA-COMPAT.md), so the dashboards and
 // scripts that read cluster-autoscaler-status keep working: cluster-wide health with node
 // counts, scale-up (InProgress, NoActivity, Backoff) and scale-down activity, and the same
 // per node group with its target, sizes and back-off. Written every loop, with the
@@ -11,9 +11,9 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_state.h"
-#include "autoscaler/controller/controller_options.h"
-#include "autoscaler/controller/kube_writer.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "autoscaler/controller/model/controller_options.h"
+#include "autoscaler/controller/model/kube_writer.h"
 #include "base/log.h"
 
 namespace gpua {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "autoscaler/controller/cluster_view.h"
-#include "autoscaler/controller/provider_snapshot.h"
+#include "autoscaler/controller/model/cluster_view.h"
+#include "autoscaler/controller/model/provider_snapshot.h"
 
 namespace gpua::testing {
 

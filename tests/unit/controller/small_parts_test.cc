@@ -4,8 +4,8 @@
 
 #include "autoscaler/controller/loop_schedule.h"
 #include "autoscaler/controller/metrics/metrics_registry.h"
-#include "autoscaler/controller/node_group_backoff.h"
-#include "autoscaler/controller/pending_pods.h"
+#include "autoscaler/controller/model/node_group_backoff.h"
+#include "autoscaler/controller/model/pending_pods.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "kubeobjects/documents.h"
 #include "tests/unit/controller/controller_test_util.h"

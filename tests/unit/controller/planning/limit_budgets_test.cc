@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/match.h"
-#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/planning/resource_limits.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "tests/unit/controller/controller_test_util.h"

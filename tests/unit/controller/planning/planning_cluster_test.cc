@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/model/cluster_state.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {
@@ -21,7 +21,7 @@ TEST_CASE("a group's upcoming nodes share props per MIG layout and keep their ow
   state.groups[0].upcoming_mig_layouts = {"all-1g", "all-1g", "all-7g"};
   RunningNodeCache rooms;
 
-  const PlanningCluster cluster = BuildPlanningCluster(view, state, {}, {}, {}, rooms);
+  const PlanningCluster cluster = BuildPlanningCluster(view, state, {}, {}, rooms);
 
   REQUIRE(cluster.nodes.size() == 3);
   CHECK(cluster.nodes[0].name == "upcoming-h100-0");
@@ -60,7 +60,7 @@ TEST_CASE(
   REQUIRE(state.nodes[0].condition == NodeCondition::kNotStarted);
   RunningNodeCache rooms;
 
-  const PlanningCluster cluster = BuildPlanningCluster(view, state, {}, {}, {}, rooms);
+  const PlanningCluster cluster = BuildPlanningCluster(view, state, {}, {}, rooms);
 
   REQUIRE(cluster.nodes.size() == 2);  // the starting node and one upcoming
   const Node& starting = cluster.nodes[0];  // its props are made by the snapshot, from these

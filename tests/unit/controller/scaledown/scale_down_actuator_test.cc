@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "tests/support/fake_cluster.h"
 #include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"
@@ -19,6 +19,7 @@ struct RemovalFixture {
     node = RegisterNode(source, g, "h100-0", kNow - absl::Hours(2));
     RunningPod(source, "infer-0", "h100-0", Res({{"nvidia.com/gpu", "1"}}));
   }
+  PlanningInput Input(LoopInputs& in, absl::Time now) { return PlanningInputOf(in, kept, now); }
   LoopInputs Inputs(absl::Time now) {
     return BuildLoopInputs(source, cloud, options, backoff, now);
   }
@@ -37,6 +38,7 @@ struct RemovalFixture {
   FakeClusterSource source;
   FakeKubeWriter writer;
   MemoryLogSink log;
+  LoopMemory kept{writer, options, log};
   NodeGroupBackoff backoff{BackoffOptions{}};
   NodePtr node;
   ScaleDownActuator actuator{writer, log, options.scale_down, options.status};
@@ -47,7 +49,7 @@ TEST_CASE("a removal writes its intent before the first eviction, then deletes t
   RemovalFixture f;
   LoopInputs in = f.Inputs(kNow);
   ScaleDownReport report;
-  f.actuator.Start({{0, "underutilized", {}, ""}}, *in.view, in.state, *in.groups, kNow, report);
+  f.actuator.Start({{0, "underutilized", {}, ""}}, f.Input(in, kNow), report);
   REQUIRE(f.writer.calls.size() >= 3);
   CHECK_THAT(f.writer.calls[0],
              Catch::StartsWith("AddTaint h100-0 ToBeDeletedByClusterAutoscaler="));
@@ -61,7 +63,7 @@ TEST_CASE("a removal writes its intent before the first eviction, then deletes t
   f.PodsGone();
   LoopInputs later = f.Inputs(kNow + absl::Seconds(30));
   ScaleDownReport next;
-  f.actuator.Continue(*later.view, later.state, *later.groups, kNow + absl::Seconds(30), next);
+  f.actuator.Continue(f.Input(later, kNow + absl::Seconds(30)), next);
   REQUIRE(next.deleted.size() == 1);
   CHECK(next.deleted[0].node == "h100-0");
   CHECK(f.cloud.Find("h100")->deletions == std::vector<std::vector<std::string>>{{"h100-0"}});
@@ -77,7 +79,7 @@ TEST_CASE("an eviction a PodDisruptionBudget blocks is asked again, never forced
   for (absl::Duration after : {absl::Seconds(10), absl::Minutes(5)}) {
     LoopInputs in = f.Inputs(kNow + after);
     ScaleDownReport report;
-    f.actuator.Continue(*in.view, in.state, *in.groups, kNow + after, report);
+    f.actuator.Continue(f.Input(in, kNow + after), report);
     CHECK(report.evictions["blocked"] == 1);
     CHECK(report.rolled_back == 0);
   }
@@ -87,7 +89,7 @@ TEST_CASE("an eviction a PodDisruptionBudget blocks is asked again, never forced
   const absl::Time late = kNow + absl::Minutes(13);
   LoopInputs in = f.Inputs(late);
   ScaleDownReport report;
-  f.actuator.Continue(*in.view, in.state, *in.groups, late, report);
+  f.actuator.Continue(f.Input(in, late), report);
   CHECK(report.rolled_back == 1);
   CHECK(f.writer.CallsTo("RemoveTaint") == 2);  // ToBeDeleted and DeletionCandidate
   const auto failed = f.writer.EventsWithReason(event_reason::kScaleDownFailed);
@@ -104,7 +106,7 @@ TEST_CASE("a group that will not delete the node leaves it marked for the next l
   f.PodsGone();
   LoopInputs in = f.Inputs(kNow + absl::Seconds(10));
   ScaleDownReport report;
-  f.actuator.Continue(*in.view, in.state, *in.groups, kNow + absl::Seconds(10), report);
+  f.actuator.Continue(f.Input(in, kNow + absl::Seconds(10)), report);
   CHECK(report.delete_errors == 1);
   CHECK(report.rolled_back == 0);
   CHECK(f.writer.CallsTo("RemoveTaint") == 0);

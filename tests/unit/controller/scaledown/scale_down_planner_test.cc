@@ -7,7 +7,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/model/cluster_state.h"
+#include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {
@@ -75,9 +76,15 @@ struct Fixture {
     ClusterStateBuilder builder(state_options);
     state = builder.Build(view, provider, backoff, now);
     ScaleDownPlanner planner(options, limits);
-    RunningNodeCache rooms;
     ScaleDownMemory kept;
-    return planner.Plan(view, state, pods_for_existing_nodes, placeholders, now, rooms, kept);
+    LoopMemory loop = Memory();
+    return planner.Plan(Input(loop, now), {pods_for_existing_nodes, 0, placeholders}, kept);
+  }
+  // What the loop keeps, new; the planner reads its running-node cache.
+  LoopMemory Memory() { return LoopMemory(writer, loop_options, log); }
+  // The loop's input at `now` on the state built last.
+  PlanningInput Input(LoopMemory& loop, absl::Time now) {
+    return {view, state, groups, loop, now};
   }
   // Warm capacity of a CapacityBuffer: `n` placeholders asking for `requests` each.
   void Warm(int n, const ResourceList& requests) {
@@ -93,6 +100,10 @@ struct Fixture {
   }
   std::vector<PodPtr> placeholders;
   ClusterState state;
+  testing::FakeKubeWriter writer;
+  MemoryLogSink log;
+  ControllerOptions loop_options;
+  SnapshotGroupResizer groups{provider};
 };
 
 // A DeletionCandidate taint written `ago`: a new node object, as the informers hand out for
@@ -332,12 +343,12 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   ClusterStateBuilder builder(f.state_options);
   f.state = builder.Build(f.view, f.provider, f.backoff, kNow);
   ScaleDownPlanner planner(f.options, f.limits);
-  RunningNodeCache rooms;
+  LoopMemory loop_memory = f.Memory();
   ScaleDownMemory kept;  // when each node's drain was last simulated, loop to loop
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
-    const ScaleDownPlan plan =
-        planner.Plan(f.view, f.state, 0, {}, kNow + absl::Seconds(10 * loop), rooms, kept);
+    const ScaleDownPlan plan = planner.Plan(
+        f.Input(loop_memory, kNow + absl::Seconds(10 * loop)), {0, 0, {}}, kept);
     REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
     order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
     CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark
@@ -356,14 +367,14 @@ TEST_CASE("a node that goes and comes back under its name has no turn remembered
   for (int i = 0; i < 3; ++i) add_pod(i);
   f.options.non_empty_candidates = 1;
   ScaleDownPlanner planner(f.options, f.limits);
-  RunningNodeCache rooms;
+  LoopMemory loop_memory = f.Memory();
   ScaleDownMemory kept;
   absl::Time now = kNow;
   const auto judged_next = [&] {
     now += absl::Seconds(10);
     ClusterStateBuilder builder(f.state_options);
     f.state = builder.Build(f.view, f.provider, f.backoff, now);
-    const ScaleDownPlan plan = planner.Plan(f.view, f.state, 0, {}, now, rooms, kept);
+    const ScaleDownPlan plan = planner.Plan(f.Input(loop_memory, now), {0, 0, {}}, kept);
     REQUIRE(plan.judged.size() == 1);
     return f.state.nodes[plan.judged[0].node].node->node.name;
   };

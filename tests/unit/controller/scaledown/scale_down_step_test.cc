@@ -23,10 +23,9 @@ struct StepFixture {
   // One loop at `now`; the taints the writer left are on the nodes the next loop sees, as the
   // informers would show them.
   ScaleDownResult Loop(absl::Time now, int nodes_added = 0) {
-    LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
-    nodes.BeginLoop(*in.view);
-    ScaleDownResult r = step->Run(*in.view, in.state, *in.groups, 0, nodes_added, {}, mig_layouts,
-                                  nodes, now, report);
+    LoopInputs in = BuildLoopInputs(source, cloud, options, kept->backoff, now);
+    kept->nodes.BeginLoop(*in.view);
+    ScaleDownResult r = step->Run(PlanningInputOf(in, *kept, now), {0, nodes_added, {}}, report);
     for (NodePtr& n : source.view.nodes) {
       auto copy = std::make_shared<NodeObject>(*n);
       copy->node.taints.clear();
@@ -42,23 +41,18 @@ struct StepFixture {
   FakeClusterSource source;
   FakeKubeWriter writer;
   MemoryLogSink log;
-  NodeGroupBackoff backoff{BackoffOptions{}};
-  RunningNodeCache nodes;
-  MigLayoutBook mig_layouts;
   ScaleDownReport report;
   // A process's own: Restart() makes them anew.
-  std::unique_ptr<MigBookStore> mig_store =
-      std::make_unique<MigBookStore>(writer, options.status, log);
-  std::unique_ptr<ScaleDownStep> step =
-      std::make_unique<ScaleDownStep>(writer, *mig_store, log, options);
+  std::unique_ptr<LoopMemory> kept = std::make_unique<LoopMemory>(writer, options, log);
+  std::unique_ptr<ScaleDownStep> step = std::make_unique<ScaleDownStep>(writer, log, options);
 
   // A new process: its step and stores start empty, and its informers show the status
   // ConfigMap as the old one left it.
   void Restart() {
     source.view.config_maps = {StatusConfigMap()};
     step.reset();
-    mig_store = std::make_unique<MigBookStore>(writer, options.status, log);
-    step = std::make_unique<ScaleDownStep>(writer, *mig_store, log, options);
+    kept = std::make_unique<LoopMemory>(writer, options, log);
+    step = std::make_unique<ScaleDownStep>(writer, log, options);
   }
   ConfigMapPtr StatusConfigMap(std::map<std::string, std::string> annotations = {}) const {
     if (annotations.empty()) annotations = writer.config_maps.at(kStatus).annotations;
@@ -230,7 +224,7 @@ TEST_CASE("a replacement is given up at once when its group fails to bring the n
   ReplacementFixture f;
   f.Loop(kNow);
   REQUIRE(f.l4.increases.size() == 1);
-  f.backoff.Fail("l4", "OutOfResource", "stockout", kNow + absl::Minutes(1));
+  f.kept->backoff.Fail("l4", "OutOfResource", "stockout", kNow + absl::Minutes(1));
   f.Loop(kNow + absl::Minutes(2));
   CHECK(f.log.Contains("Consolidation: gave up replacing a100-0"));
 }

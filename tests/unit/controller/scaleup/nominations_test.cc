@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_join.h"
-#include "autoscaler/controller/cluster_state.h"
+#include "autoscaler/controller/model/cluster_state.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {

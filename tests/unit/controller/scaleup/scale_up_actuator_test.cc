@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "tests/support/fake_cluster.h"
 #include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"

@@ -6,6 +6,7 @@
 
 #include "estimator/expander.h"
 #include "tests/support/fake_cluster.h"
+#include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua::testing {
@@ -20,16 +21,22 @@ struct PlannerFixture {
   ScaleUpDecision Plan(const std::vector<PodPtr>& pending) {
     NodeGroupBackoff backoff(options.cluster_state.backoff);
     inputs = BuildLoopInputs(source, cloud, options, backoff, kNow);
+    return PlanOn(pending);
+  }
+  // Plans `pending` on the inputs as they are.
+  ScaleUpDecision PlanOn(const std::vector<PodPtr>& pending) {
     std::unique_ptr<Expander> expander = *MakeExpanderChain(options.scale_up.expander, {});
     ScaleUpPlanner planner(options.scale_up, options.limits);
-    return planner.Plan(*inputs.view, inputs.state, pending, *expander, {}, {}, nominations, nodes,
-                        kept);
+    return planner.Plan(PlanningInputOf(inputs, loop, kNow),
+                        {pending, *expander, EarlierRounds{}, nominations}, kept);
   }
   ControllerOptions options;
   FakeCloudProvider cloud;
   FakeClusterSource source;
   Nominations nominations;
-  RunningNodeCache nodes;
+  FakeKubeWriter writer;
+  MemoryLogSink log;
+  LoopMemory loop{writer, options, log};
   ScaleUpMemory kept;
   LoopInputs inputs;
 };
@@ -84,12 +91,9 @@ TEST_CASE("a backed-off pool is left out with its error, and its pods go elsewhe
   NodeGroupBackoff backoff(f.options.cluster_state.backoff);
   backoff.Fail("h100", "OutOfResource", "no capacity in us-east-1a", kNow);
   f.inputs = BuildLoopInputs(f.source, f.cloud, f.options, backoff, kNow);
-  std::unique_ptr<Expander> expander = *MakeExpanderChain("price", {});
-  ScaleUpPlanner planner(f.options.scale_up, f.options.limits);
   const std::vector<PodPtr> pending = {PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow),
                                        PendingPod("huge-0", Res({{"nvidia.com/gpu", "16"}}), kNow)};
-  const ScaleUpDecision d = planner.Plan(*f.inputs.view, f.inputs.state, pending, *expander, {}, {},
-                                         f.nominations, f.nodes, f.kept);
+  const ScaleUpDecision d = f.PlanOn(pending);
   REQUIRE(d.requests.size() == 1);
   CHECK(d.requests[0].group == "a100");
   REQUIRE(d.without.size() == 1);  // 16 GPUs fit no node of any pool

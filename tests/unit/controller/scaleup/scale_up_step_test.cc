@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "tests/support/fake_cluster.h"
 #include "tests/support/fake_kube_writer.h"
 #include "tests/unit/controller/controller_test_util.h"
@@ -19,10 +19,9 @@ struct StepFixture {
     cloud.AddGroup("a100", 0, 4, A100Template()).price_per_hour = 20;
   }
   ScaleUpResult Run(absl::Time now) {
-    LoopInputs in = BuildLoopInputs(source, cloud, options, backoff, now);
+    LoopInputs in = BuildLoopInputs(source, cloud, options, kept.backoff, now);
     const PendingPods pending = SelectPendingPods(*in.view, options.scale_up, now);
-    return step.Run(*in.view, in.state, *in.groups, pending, {}, placeholders, in.state.healthy,
-                    mig_layouts, nodes, now);
+    return step.Run(PlanningInputOf(in, kept, now), {pending, {}, placeholders});
   }
   std::vector<PodPtr> placeholders;  // warm capacity, as planning/buffer_pods.h makes it
   ControllerOptions options;
@@ -30,11 +29,8 @@ struct StepFixture {
   FakeClusterSource source;
   FakeKubeWriter writer;
   MemoryLogSink log;
-  NodeGroupBackoff backoff{BackoffOptions{}};
-  MigLayoutBook mig_layouts;
-  RunningNodeCache nodes;
-  MigBookStore mig_store{writer, options.status, log};
-  ScaleUpStep step{writer, backoff, mig_store, log, options};
+  LoopMemory kept{writer, options, log};
+  ScaleUpStep step{writer, kept.backoff, log, options};
 };
 
 TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in the same loop",
@@ -49,7 +45,7 @@ TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in th
   CHECK(r.outcomes[1].request.group == "a100");
   CHECK(r.outcomes[1].status.ok());
   CHECK(f.cloud.Find("a100")->target == 1);
-  CHECK(f.backoff.Get("h100", kNow).has_value());
+  CHECK(f.kept.backoff.Get("h100", kNow).has_value());
 }
 
 TEST_CASE("a pod asked for once is not asked for again while its node is on its way",

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "autoscaler/controller/events.h"
+#include "autoscaler/controller/model/events.h"
 #include "base/log.h"
 #include "tests/support/fake_kube_writer.h"
 
