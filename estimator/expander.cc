@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "estimator/gpu/gpu_resource.h"
@@ -224,35 +225,51 @@ absl::StatusOr<std::unique_ptr<Expander>> MakePriority(const PriorityConfig& con
   return std::make_unique<Priority>(std::move(levels));
 }
 
+// One that needs no configuration.
+template <typename T>
+absl::StatusOr<std::unique_ptr<Expander>> Plain(const ExpanderConfig&) {
+  return std::make_unique<T>();
+}
+
 }  // namespace
+
+const std::vector<ExpanderFactory>& ExpanderRegistry() {
+  static const std::vector<ExpanderFactory> kExpanders = {
+      {"cheapest-equal", Plain<CheapestAmongEquals>},
+      {"least-waste", Plain<LeastWaste>},
+      {"price", Plain<Price>},
+      {"priority", [](const ExpanderConfig& c) { return MakePriority(c.priorities); }},
+      {"most-pods", Plain<MostPods>},
+      {"least-nodes", Plain<LeastNodes>},
+      {"random",
+       [](const ExpanderConfig& c) -> absl::StatusOr<std::unique_ptr<Expander>> {
+         return std::make_unique<Random>(c.random_seed);
+       }},
+  };
+  return kExpanders;
+}
+
+std::string ExpanderNames() {
+  std::vector<absl::string_view> names;
+  for (const ExpanderFactory& e : ExpanderRegistry()) names.push_back(e.name);
+  return absl::StrJoin(names, ", ");
+}
 
 absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view spec,
                                                             const ExpanderConfig& config) {
   std::vector<std::unique_ptr<Expander>> links;
   for (absl::string_view raw : absl::StrSplit(spec, ',')) {
     const absl::string_view name = absl::StripAsciiWhitespace(raw);
-    if (name == "least-waste") {
-      links.push_back(std::make_unique<LeastWaste>());
-    } else if (name == "cheapest-equal") {
-      links.push_back(std::make_unique<CheapestAmongEquals>());
-    } else if (name == "price") {
-      links.push_back(std::make_unique<Price>());
-    } else if (name == "most-pods") {
-      links.push_back(std::make_unique<MostPods>());
-    } else if (name == "least-nodes") {
-      links.push_back(std::make_unique<LeastNodes>());
-    } else if (name == "random") {
-      links.push_back(std::make_unique<Random>(config.random_seed));
-    } else if (name == "priority") {
-      absl::StatusOr<std::unique_ptr<Expander>> p = MakePriority(config.priorities);
-      if (!p.ok()) return p.status();
-      links.push_back(*std::move(p));
-    } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown expander \"", name,
-          "\" (expected cheapest-equal, least-waste, price, priority, most-pods, least-nodes, "
-          "random)"));
+    const auto& all = ExpanderRegistry();
+    const auto found = std::find_if(all.begin(), all.end(),
+                                    [&](const ExpanderFactory& e) { return name == e.name; });
+    if (found == all.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown expander \"", name, "\" (expected ", ExpanderNames(), ")"));
     }
+    absl::StatusOr<std::unique_ptr<Expander>> link = found->make(config);
+    if (!link.ok()) return link.status();
+    links.push_back(*std::move(link));
   }
   return std::make_unique<Chain>(std::move(links));
 }

@@ -4,6 +4,7 @@
 #define GPUA_ESTIMATOR_EXPANDER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -42,12 +43,22 @@ struct ExpanderConfig {
   uint64_t random_seed = 0;
 };
 
-// Builds the chain named by a comma-separated list (cheapest-equal, least-waste, price,
-// priority, most-pods, least-nodes, random). Unknown names and bad regexes are errors naming
-// them. cheapest-equal is ours: it drops an option when another priced one holds at least its
-// pods for strictly less an hour, and leaves the rest to the next in the chain.
-// What the controller and `estimate` use unless told: never a dearer group for the same pods
-// (when groups have prices), then the least waste, GPUs first.
+// An expander by its --expander name. Adding one is its class and one line of
+// ExpanderRegistry(), as a provider is one line of builtin_providers.cc.
+struct ExpanderFactory {
+  const char* name;
+  std::function<absl::StatusOr<std::unique_ptr<Expander>>(const ExpanderConfig&)> make;
+};
+// Every expander this build has, in the order help and errors name them.
+const std::vector<ExpanderFactory>& ExpanderRegistry();
+// "cheapest-equal, least-waste, ...": the registry's names, in its order.
+std::string ExpanderNames();
+
+// Builds the chain named by a comma-separated list of the registry's names. Unknown names and
+// bad regexes are errors naming them. cheapest-equal is ours: it drops an option when another
+// priced one holds at least its pods for strictly less an hour, and leaves the rest to the next in
+// the chain. What the controller and `estimate` use unless told: never a dearer group for the same
+// pods (when groups have prices), then the least waste, GPUs first.
 inline constexpr char kDefaultExpanderChain[] = "cheapest-equal,least-waste";
 
 absl::StatusOr<std::unique_ptr<Expander>> MakeExpanderChain(absl::string_view spec,

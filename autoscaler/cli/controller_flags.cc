@@ -140,9 +140,7 @@ void AddLoopFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
 void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   ScaleUpOptions& up = c.controller.scale_up;
   ClusterStateOptions& state = c.controller.cluster_state;
-  f.AddString("expander", &up.expander,
-              "expander chain: cheapest-equal, least-waste, price, priority, most-pods, "
-              "least-nodes, random");
+  f.AddString("expander", &up.expander, absl::StrCat("expander chain: ", ExpanderNames()));
   f.AddString("estimator", &r.estimator, "only binpacking (it knows GPU sharing)");
   f.AddInt("max-nodes-total", &r.max_nodes_total, "nodes the cluster may have; 0: no limit");
   f.AddString("cores-total", &r.cores_total, "<min>:<max> cores in the cluster");
@@ -305,8 +303,7 @@ void AddCompatibilityFlags(FlagSet& f) {
 absl::Status CheckExpander(const std::string& chain) {
   if (absl::Status s = MakeExpanderChain(chain, {}).status(); !s.ok()) {
     return Bad("expander", chain,
-               absl::StrCat("a comma-separated chain of cheapest-equal, least-waste, price, "
-                            "priority, most-pods, least-nodes, random (", s.message(), ")"));
+               absl::StrCat("a comma-separated chain of ", ExpanderNames(), " (", s.message(), ")"));
   }
   return absl::OkStatus();
 }
@@ -321,9 +318,9 @@ absl::Status CheckLeaderElection(const ControllerConfig& c) {
     return Bad("leader-elect-retry-period", text(l.retry_period), "a positive duration");
   }
   if (l.lease_duration <= l.renew_deadline) {
-    return Bad("leader-elect-lease-duration", text(l.lease_duration),
-               absl::StrCat("more than --leader-elect-renew-deadline (", text(l.renew_deadline),
-                            ")"));
+    return Bad(
+        "leader-elect-lease-duration", text(l.lease_duration),
+        absl::StrCat("more than --leader-elect-renew-deadline (", text(l.renew_deadline), ")"));
   }
   constexpr double kJitterFactor = 1.2;  // client-go's JitterFactor
   if (l.renew_deadline <= kJitterFactor * l.retry_period) {
@@ -378,14 +375,13 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
       in_range("max-nodes-per-scaleup", static_cast<double>(r.max_nodes_per_scaleup), 1, 1e6));
   GPUA_RETURN_IF_ERROR(in_range("max-nodes-total", static_cast<double>(r.max_nodes_total), 0, 1e6));
   // Counts that must allow at least one of what they count, and a few that may be zero.
-  for (const auto& [flag, value, lowest] : {std::tuple{"max-scale-down-parallelism",
-                                                       r.max_scale_down_parallelism, 1},
-                                            {"max-drain-parallelism", r.max_drain_parallelism, 1},
-                                            {"kube-api-burst", r.burst, 1},
-                                            {"max-graceful-termination-sec",
-                                             r.max_graceful_termination_sec, 0},
-                                            {"ok-total-unready-count", r.ok_unready, 0},
-                                            {"v", r.verbosity, 0}}) {
+  for (const auto& [flag, value, lowest] :
+       {std::tuple{"max-scale-down-parallelism", r.max_scale_down_parallelism, 1},
+        {"max-drain-parallelism", r.max_drain_parallelism, 1},
+        {"kube-api-burst", r.burst, 1},
+        {"max-graceful-termination-sec", r.max_graceful_termination_sec, 0},
+        {"ok-total-unready-count", r.ok_unready, 0},
+        {"v", r.verbosity, 0}}) {
     GPUA_RETURN_IF_ERROR(in_range(flag, static_cast<double>(value), lowest, 1e6));
   }
   if (!(r.qps > 0) || !std::isfinite(r.qps)) {

@@ -130,8 +130,8 @@ absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& er
     in.pods.push_back(DecodePod(o));
     // One pod planned twice would ask for a node it does not need.
     if (!seen.insert(in.pods.back().Key()).second) {
-      return absl::InvalidArgumentError(absl::StrCat(f.pods_file, ": pod ", in.pods.back().Key(),
-                                                     " appears twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(f.pods_file, ": pod ", in.pods.back().Key(), " appears twice"));
     }
     if (!in.pods.back().invalid.ok()) {
       err << "warning: " << f.pods_file << ": " << in.pods.back().invalid.message() << "\n";
@@ -160,9 +160,7 @@ int RunEstimateCommand(const CommandArgs& args, const CommandIo& io) {
                   "pending pods: a PodList or List (kubectl get pods -o json) or a YAML stream");
   flags.AddString("node-groups", &f.node_groups_file, "the node-group file (YAML or JSON)");
   flags.AddString("output", &f.output, "table or json");
-  flags.AddString("expander", &f.expander,
-                  "expander chain: cheapest-equal, least-waste, price, priority, most-pods, "
-                  "least-nodes, random");
+  flags.AddString("expander", &f.expander, absl::StrCat("expander chain: ", ExpanderNames()));
   flags.AddInt("max-nodes-per-scaleup", &f.max_nodes_per_scaleup,
                "new nodes one scale-up may add over all groups");
   flags.AddInt("max-nodes-total", &f.max_nodes_total, "nodes in all; 0 for no limit");
