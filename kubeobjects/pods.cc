@@ -392,7 +392,7 @@ bool IsPending(const nlohmann::json& pod) {
   const auto status = pod.find("status");
   if (status != pod.end() && status->is_object()) {
     const std::string phase = status->value("phase", "");
-    if (phase == "Succeeded" || phase == "Failed") return false;
+    if (IsFinishedPhase(phase)) return false;
   }
   return true;
 }

@@ -24,6 +24,11 @@ PodSpec DecodePod(const nlohmann::json& object);
 PodSpec DecodePodAs(const JsonReader& object, std::string namespace_name, std::string name);
 
 // A Pod as the controller's cache keeps it: the scheduling model and the status it needs.
+// A pod phase from which a pod never runs again: Succeeded or Failed.
+inline bool IsFinishedPhase(absl::string_view phase) {
+  return phase == "Succeeded" || phase == "Failed";
+}
+
 struct PodObject {
   PodSpec spec;  // `invalid` set when it could not be read whole
   std::string phase;
@@ -34,8 +39,8 @@ struct PodObject {
   absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
   // status.startTime: when the kubelet took it on; what a restart loses is counted from here.
   absl::Time started = absl::InfinitePast();
-  bool terminating = false;                   // metadata.deletionTimestamp is set
-  bool mirror = false;  // a static pod's mirror (kubernetes.io/config.mirror): not evictable
+  bool terminating = false;  // metadata.deletionTimestamp is set
+  bool mirror = false;       // a static pod's mirror (kubernetes.io/config.mirror): not evictable
   // cluster-autoscaler.kubernetes.io/safe-to-evict: true, false, or not said.
   std::optional<bool> safe_to_evict;
   // An emptyDir on disk (not medium: Memory) or hostPath volume not named in the
@@ -44,6 +49,8 @@ struct PodObject {
   // spec.terminationGracePeriodSeconds; unset: the API server's default (30 s).
   std::optional<absl::Duration> termination_grace;
   bool daemonset() const { return spec.owner.has_value() && spec.owner->kind == "DaemonSet"; }
+  // Succeeded or Failed: it holds no room and never runs again.
+  bool finished() const { return IsFinishedPhase(phase); }
   // cluster-autoscaler.kubernetes.io/pod-scale-up-delay: how old the pod must be before it
   // can trigger a scale-up; unset when not given. A value that is not a duration is kept
   // as an error (naming the pod and the annotation) and the default delay applies.

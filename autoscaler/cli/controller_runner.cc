@@ -14,8 +14,8 @@
 #include "autoscaler/cli/http_endpoints.h"
 #include "autoscaler/cli/management_cluster_connector.h"
 #include "autoscaler/controller/controller.h"
-#include "autoscaler/controller/model/dry_run_kube_writer.h"
 #include "autoscaler/controller/loop_schedule.h"
+#include "autoscaler/controller/model/dry_run_kube_writer.h"
 #include "autoscaler/kube/api_kube_writer.h"
 #include "autoscaler/kube/cluster_watch.h"
 #include "autoscaler/kube/leader_election.h"
@@ -54,9 +54,9 @@ absl::Status CheckGroupsNamed(const ControllerConfig& c, CloudProvider& provider
     if (std::none_of(groups.begin(), groups.end(), named)) {
       std::vector<std::string> ids;
       for (const auto& g : groups) ids.push_back(g->Id());
-      return absl::InvalidArgumentError(absl::StrCat(
-          "names node group ", limits.id, ", which ", c.cloud_config, " does not have (",
-          absl::StrJoin(ids, ", "), ")"));
+      return absl::InvalidArgumentError(absl::StrCat("names node group ", limits.id, ", which ",
+                                                     c.cloud_config, " does not have (",
+                                                     absl::StrJoin(ids, ", "), ")"));
     }
   }
   return absl::OkStatus();
@@ -158,9 +158,7 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
     if (p->unschedulable && p->spec.node_name.empty()) wakeups.Arrived(clock.Now());
   };
-  const auto finished = [](const PodObject& p) {
-    return p.phase == "Succeeded" || p.phase == "Failed";
-  };
+  const auto finished = [](const PodObject& p) { return p.finished(); };
   // A node registering is one a plan waits for: a reconfigurable MIG node gets its layout
   // label within a second, not a scan interval later (its MIG manager waits for the label, and
   // meanwhile the node may be advertised with the pool's default layout), and the pods

@@ -45,7 +45,7 @@ nlohmann::json Report(const ClusterView& view) {
   for (const auto& n : view.nodes) {
     ResourceList used;
     for (const auto& p : view.PodsOn(n->node.name)) {
-      if (p->phase != "Succeeded" && p->phase != "Failed") used += p->spec.requests;
+      if (!p->finished()) used += p->spec.requests;
     }
     nlohmann::json node = {{"name", n->node.name},
                            {"group", GroupLabelOf(*n)},

@@ -45,7 +45,7 @@ std::string StringAt(const nlohmann::json& j, std::initializer_list<const char*>
 
 bool Ended(const nlohmann::json& pod) {
   const std::string phase = StringAt(pod, {"status", "phase"});
-  return phase == "Succeeded" || phase == "Failed";
+  return IsFinishedPhase(phase);
 }
 
 // When the scheduler bound it: the PodScheduled=True condition, else the kubelet's start.
@@ -493,10 +493,10 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
     const Times t = TimesOf(life);
     if (Finite(t.created) && t.created > window.end) {
       ++s.after_end;
-      s.problems.push_back(absl::StrCat(
-          "Pod ", spec.namespace_name, "/", spec.name, ": made at ",
-          absl::FormatTime(absl::RFC3339_sec, t.created, absl::UTCTimeZone()),
-          ", after the record's end"));
+      s.problems.push_back(
+          absl::StrCat("Pod ", spec.namespace_name, "/", spec.name, ": made at ",
+                       absl::FormatTime(absl::RFC3339_sec, t.created, absl::UTCTimeZone()),
+                       ", after the record's end"));
       continue;
     }
     if (!Finite(t.created) || t.bound > window.end || t.bound >= t.ended) {

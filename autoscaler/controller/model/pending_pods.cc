@@ -8,7 +8,7 @@ PendingPods SelectPendingPods(const ClusterView& view, const ScaleUpOptions& opt
                               absl::Time now) {
   PendingPods out;
   for (const PodPtr& p : view.unschedulable) {
-    if (p->terminating || p->phase == "Succeeded" || p->phase == "Failed") continue;
+    if (p->terminating || p->finished()) continue;
     if (!p->spec.invalid.ok()) {
       out.invalid.push_back(p);
       continue;

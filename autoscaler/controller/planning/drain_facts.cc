@@ -18,7 +18,7 @@ PodDrainFacts DrainFactsFor(const ClusterView& view, const PodObject& p) {
   f.pod = &p.spec;
   f.daemonset = p.daemonset();
   f.mirror = p.mirror;
-  f.finished = p.phase == "Succeeded" || p.phase == "Failed";
+  f.finished = p.finished();
   f.terminating = p.terminating;
   f.safe_to_evict = p.safe_to_evict;
   f.local_storage = p.local_storage;

@@ -8,7 +8,7 @@ std::vector<std::shared_ptr<const PodSpec>> PodsTakingRoom(const ClusterView& vi
                                                            const std::string& node) {
   std::vector<std::shared_ptr<const PodSpec>> out;
   for (const PodPtr& p : view.PodsOn(node)) {
-    if (p->phase != "Succeeded" && p->phase != "Failed") out.emplace_back(p, &p->spec);
+    if (!p->finished()) out.emplace_back(p, &p->spec);
   }
   return out;
 }

@@ -18,7 +18,7 @@ std::string ReasonOf(const NodeObject& n) {
 std::vector<PodPtr> Remaining(const ClusterView& view, const std::string& node) {
   std::vector<PodPtr> out;
   for (const PodPtr& p : view.PodsOn(node)) {
-    if (p->daemonset() || p->mirror || p->phase == "Succeeded" || p->phase == "Failed") continue;
+    if (p->daemonset() || p->mirror || p->finished()) continue;
     out.push_back(p);
   }
   return out;

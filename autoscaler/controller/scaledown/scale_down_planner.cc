@@ -36,7 +36,7 @@ constexpr absl::Duration kReplacementBoot = absl::Minutes(5);
 // The nodes pods may move to: ready, not being removed; and each state node's place there.
 struct SnapshotNodes {
   std::vector<Node> nodes;
-  std::vector<int> index;  // state node -> snapshot node, -1 when not in it
+  std::vector<int> index;      // state node -> snapshot node, -1 when not in it
   std::vector<double> prices;  // by snapshot node, per hour
 };
 
@@ -353,7 +353,7 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
     if (s.condition != NodeCondition::kBeingDeleted) continue;
     const std::vector<PodPtr>& pods = view.PodsOn(s.node->node.name);
     drains += std::any_of(pods.begin(), pods.end(), [](const PodPtr& p) {
-      return !p->daemonset() && !p->mirror && p->phase != "Succeeded" && p->phase != "Failed";
+      return !p->daemonset() && !p->mirror && !p->finished();
     });
   }
   return drains;
@@ -391,9 +391,9 @@ NodeRemoval RemovalOf(const NodeJudgement& j, const ClusterState& state) {
   const NodeStatus& s = state.nodes[j.node];
   const bool empty = j.to_evict.empty();
   NodeRemoval r{j.node,
-                empty                                       ? "empty"
+                empty                                    ? "empty"
                 : s.condition == NodeCondition::kUnready ? "unready"
-                                                            : "underutilized",
+                                                         : "underutilized",
                 j.to_evict, ""};
   const ProviderGroup& g = *state.groups[s.group].provider;
   std::string use = j.utilization_known
@@ -448,7 +448,7 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
     std::vector<PodUse> pods;
     pods.reserve(on_node.size());
     for (const PodPtr& p : on_node) {
-      if (p->phase == "Succeeded" || p->phase == "Failed") continue;
+      if (p->finished()) continue;
       pods.push_back({&p->spec, p->daemonset(), p->mirror});
     }
     return ComputeUtilization(n.node.allocatable, gpus, layout, pods, ignore_daemonsets);
@@ -499,8 +499,7 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(
         std::lower_bound(prices.begin(), prices.end(), price, std::greater<>()) - prices.begin());
   }
   int64_t earliest = std::numeric_limits<int64_t>::max();
-  for (const auto& [name, at] : judged_at)
-    earliest = std::min(earliest, absl::ToUnixNanos(at));
+  for (const auto& [name, at] : judged_at) earliest = std::min(earliest, absl::ToUnixNanos(at));
   const std::vector<int> name_rank = NameRanks(state);
   std::vector<std::pair<unsigned __int128, int>> keys;
   keys.reserve(state.nodes.size());
@@ -614,8 +613,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const PlanningInput& in, const AfterScaleUp
     for (size_t i = 0; i < state.nodes.size(); ++i) {
       if (judged_now[i]) judged.insert(state.nodes[i].node->node.name);
     }
-    absl::erase_if(judged_at,
-                   [&](const auto& entry) { return !judged.contains(entry.first); });
+    absl::erase_if(judged_at, [&](const auto& entry) { return !judged.contains(entry.first); });
   }
   return plan;
 }
