@@ -5,9 +5,9 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "autoscaler/controller/metrics/idle_gpus.h"
 #include "autoscaler/controller/model/events.h"
 #include "autoscaler/controller/model/group_resizer.h"
-#include "autoscaler/controller/metrics/idle_gpus.h"
 #include "autoscaler/controller/model/pending_pods.h"
 #include "autoscaler/controller/scaleup/priority_config.h"
 #include "autoscaler/controller/spot/homeless_pods.h"
@@ -32,7 +32,7 @@ Controller::Controller(const ControllerSeams& seams, ControllerOptions options)
       state_builder_(options_.cluster_state),
       stale_cleaner_(writer_, log_, options_.status),
       health_(writer_, options_.status, log_),
-      scale_up_(writer_, kept_.backoff, log_, options_),
+      scale_up_(writer_, log_, options_),
       scale_down_(writer_, log_, options_),
       status_(writer_, options_.status, log_) {}
 

@@ -75,10 +75,14 @@ const std::vector<Room>& ControllerRooms() {
       {"spot", {"model", "planning"}},
       {"status", {"model", "planning"}},
       {"repair", {"model"}},
-      {"scaleup", {"model", "mig", "planning", "status"}},
-      {"scaledown", {"model", "mig", "planning", "spot", "status"}},
-      {"report", {"model", "planning", "repair", "scaleup", "scaledown", "spot", "status"}},
-      {"metrics", {"model", "planning", "repair", "report", "scaleup", "scaledown", "spot", "status"}},
+      {"increase", {"model", "mig", "planning"}},
+      {"scaleup", {"model", "mig", "planning", "status", "increase"}},
+      {"scaledown", {"model", "mig", "planning", "spot", "status", "increase"}},
+      {"report",
+       {"model", "planning", "repair", "increase", "scaleup", "scaledown", "spot", "status"}},
+      {"metrics",
+       {"model", "planning", "repair", "increase", "report", "scaleup", "scaledown", "spot",
+        "status"}},
   };
   return kRooms;
 }
@@ -178,7 +182,8 @@ std::vector<Violation> CheckFile(const std::string& relative, const std::string&
     out.push_back({relative, 0, relative,
                    "autoscaler/controller/" + *room +
                        "/ is not one of the controller's rooms (model, mig, planning, spot, "
-                       "status, repair, scaleup, scaledown, report, metrics): add it to the rooms "
+                       "status, repair, increase, scaleup, scaledown, report, metrics): add it to "
+                       "the rooms "
                        "of layer_rules.cc and docs/ARCHITECTURE.md"});
   }
   static const std::regex kInclude(R"(^\s*#\s*include\s*([<"])([^">]+)[">])");

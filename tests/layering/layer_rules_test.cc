@@ -108,7 +108,8 @@ TEST_CASE("scale-down including scale-up fails: the planners share only the plan
   CHECK(v[0] ==
         "autoscaler/controller/scaledown/scale_down_planner.cc:3: "
         "\"autoscaler/controller/scaleup/resource_limits.h\": controller/scaledown/ may include "
-        "only controller/scaledown/, model/, mig/, planning/, spot/, status/, not scaleup/");
+        "only controller/scaledown/, model/, mig/, planning/, spot/, status/, increase/, not "
+        "scaleup/");
 }
 
 TEST_CASE("no room includes the loop's own files, and the model includes no other room",
@@ -135,8 +136,7 @@ TEST_CASE("no room includes the loop's own files, and the model includes no othe
             .empty());
 }
 
-TEST_CASE("the planning room includes no other room, the loop includes every room",
-          "[layering]") {
+TEST_CASE("the planning room includes no other room, the loop includes every room", "[layering]") {
   CHECK(Lines(CheckFile("autoscaler/controller/planning/planning_cluster.h",
                         "#include \"autoscaler/controller/scaledown/removal_budget.h\"\n"))
             .size() == 1);
@@ -145,7 +145,7 @@ TEST_CASE("the planning room includes no other room, the loop includes every roo
                   "#include \"autoscaler/controller/scaleup/scale_up_planner.h\"\n")
             .empty());
   CHECK(CheckFile("autoscaler/controller/metrics/autoscaler_metrics.cc",
-                  "#include \"autoscaler/controller/scaleup/scale_up_actuator.h\"\n")
+                  "#include \"autoscaler/controller/increase/scale_up_actuator.h\"\n")
             .empty());
 }
 
@@ -154,7 +154,8 @@ TEST_CASE("a controller subfolder that is no room is named, and so is an include
   const auto v = Lines(CheckFile("autoscaler/controller/misc/helpers.cc",
                                  "#include \"autoscaler/controller/model/cluster_state.h\"\n"));
   REQUIRE(v.size() == 1);
-  CHECK_THAT(v[0], Catch::Contains("autoscaler/controller/misc/ is not one of the controller's rooms"));
+  CHECK_THAT(v[0],
+             Catch::Contains("autoscaler/controller/misc/ is not one of the controller's rooms"));
   const auto w = Lines(CheckFile("autoscaler/controller/scaleup/x.cc",
                                  "#include \"autoscaler/controller/misc/helpers.h\"\n"));
   REQUIRE(w.size() == 1);

@@ -12,13 +12,13 @@
 #include "absl/time/time.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/pending_pods.h"
+#include "autoscaler/controller/model/preemptions.h"
 #include "autoscaler/controller/model/provider_snapshot.h"
+#include "autoscaler/controller/repair/stale_instances.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/scaleup/scale_up_actuator.h"
-#include "autoscaler/controller/model/preemptions.h"
-#include "autoscaler/controller/repair/stale_instances.h"
+#include "autoscaler/controller/increase/scale_up_actuator.h"
 #include "autoscaler/controller/status/status_report.h"
 
 namespace gpua {

@@ -119,8 +119,6 @@ void ScaleDownStep::StartReplacement(const PlanningInput& in, const ScaleDownPla
   if (!found.has_value()) return;
   const GroupState* group = state.FindGroup(found->group);
   if (group == nullptr) return;  // the search only names groups it was given
-  const int from = group->provider->target_size;
-  if (!found->mig_layout.empty()) in.kept.mig.KeepAhead({{found->group, {found->mig_layout}}});
   PendingReplacement pending{found->group, {}, now, now};
   absl::Duration wait;  // the longest unneeded time of the nodes replaced
   for (const ReplaceableNode& n : found->replaced) {
@@ -131,23 +129,17 @@ void ScaleDownStep::StartReplacement(const PlanningInput& in, const ScaleDownPla
   // Time for the new node to come, the replaced nodes' unneeded time, and their drains' start.
   pending.until = now + group->provider->options.max_node_provision_time + wait + kReplacementSlack;
   (void)replacement_store_.Keep({pending});  // ahead of the ask, as the MIG book
-  const absl::Status asked = in.groups.IncreaseSize(found->group, 1);
-  if (!asked.ok()) {
-    log_.Warning(absl::StrCat("Consolidation: asking group ", found->group,
-                              " for a node failed: ", asked.message()));
+  ScaleUpRequest ask;
+  ask.group = found->group;
+  ask.delta = 1;
+  if (!found->mig_layout.empty()) ask.mig_layouts = {found->mig_layout};
+  ask.replaces = found->Describe();
+  if (!increases_.Execute({ask}, in, {}).front().status.ok()) {
     kept_.clock.last_failure = now;  // a failed scale-down's cooldown
     return;
   }
-  if (!found->mig_layout.empty()) in.kept.mig.Expect(found->group, {found->mig_layout});
   kept_.replacement = std::move(pending);
   report.replacements.push_back(found->group);
-  const std::string message =
-      absl::StrFormat("Consolidation: setting group %s size to %d instead of %d (max: %d): %s",
-                      found->group, from + 1, from, group->provider->max_size, found->Describe());
-  log_.Info(message);
-  const StatusOptions& status = options_.status;
-  (void)writer_.RecordEvent(StatusEvent(status.namespace_name, status.configmap_name, "Normal",
-                                        event_reason::kScaledUpGroup, message));
 }
 
 }  // namespace gpua

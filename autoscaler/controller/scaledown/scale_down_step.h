@@ -13,17 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "autoscaler/controller/increase/scale_up_actuator.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/model/group_resizer.h"
 #include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/model/status_annotation_store.h"
 #include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/model/status_annotation_store.h"
 #include "base/log.h"
 
 namespace gpua {
@@ -34,7 +35,7 @@ struct ScaleDownResult {
   std::map<std::string, int> unremovable;  // reason -> nodes
   int unneeded = 0;
   std::vector<std::pair<std::string, bool>> node_verdicts;  // name, unneeded
-  absl::Time next_due = absl::InfiniteFuture();  // when an unneeded node's time passes
+  absl::Time next_due = absl::InfiniteFuture();             // when an unneeded node's time passes
   // The GPU use of the nodes judged, by state node (-1 where not worked out), so the idle-GPU
   // count need not work it out again.
   std::vector<double> gpu_use;
@@ -45,15 +46,15 @@ struct ScaleDownResult {
 class ScaleDownStep {
  public:
   ScaleDownStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
-      : writer_(writer),
-        options_(options),
+      : options_(options),
         log_(log),
         replacement_store_(writer, options.status, log,
                            {kReplacementAnnotation, "the replacement under way",
                             "Replacement under way", "a replacement under way is not carried on",
                             "a restart before it is written judges its new node idle"}),
         planner_(options.scale_down, options.limits),
-        actuator_(writer, log, options.scale_down, options.status) {}
+        actuator_(writer, log, options.scale_down, options.status),
+        increases_(writer, log, options.status) {}
 
   // Moves every removal under way on, and starts the drains of the state's preempted nodes.
   void ContinueRemovals(const PlanningInput& in, ScaleDownReport& report);
@@ -69,13 +70,13 @@ class ScaleDownStep {
   void StartReplacement(const PlanningInput& in, const ScaleDownPlan& plan,
                         ScaleDownReport& report);
 
-  KubeWriter& writer_;
   const ControllerOptions& options_;
   LogSink& log_;
   StatusAnnotationStore<KeptReplacement> replacement_store_;
   ScaleDownPlanner planner_;
   ScaleDownMemory kept_;  // what the planner keeps from loop to loop
   ScaleDownActuator actuator_;
+  ScaleUpActuator increases_;  // a replacement's node, asked for as every increase is
 };
 
 }  // namespace gpua

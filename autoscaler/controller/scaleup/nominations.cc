@@ -85,8 +85,8 @@ void Nominations::Update(const ClusterState& state, const std::vector<PodPtr>& u
     } else if (next_upcoming[group] < state.groups[group].upcoming) {
       p.slot = {group, -1, next_upcoming[group]++};
     } else {
-      ended.emplace_back(id, absl::StrCat("no node of group ", p.group,
-                                          " is on its way for it any more"));
+      ended.emplace_back(
+          id, absl::StrCat("no node of group ", p.group, " is on its way for it any more"));
     }
   }
   for (const auto& [id, why] : ended) End(id, why, log);
@@ -190,10 +190,10 @@ void Nominations::End(uint64_t id, absl::string_view why, LogSink& log) {
   if (it == planned_.end()) return;
   if (!why.empty() && log.V(1)) {
     for (const auto& [uid, ref] : it->second.pods) {
-      log.Info(absl::StrCat("Pod ", ref.first, "/", ref.second,
-                            ": its nomination to a node of group ", it->second.group,
-                            " ended: ", why),
-               1);
+      log.Info(
+          absl::StrCat("Pod ", ref.first, "/", ref.second, ": its nomination to a node of group ",
+                       it->second.group, " ended: ", why),
+          1);
     }
   }
   for (const auto& [uid, key] : it->second.pods) {

@@ -1,9 +1,9 @@
 // Scale-up, the deciding half: which pending pods the nodes that exist or are coming will
-// hold (left to the scheduler; nominated pods on their own nodes first), how many nodes of which group the rest need (the estimator
-// and the expander chain, within the groups' sizes and the cluster's limits), and for each
-// pod no group can help, why not, group by group. Pure: view, state, nominations and what it
-// kept in, a decision out; what it keeps from loop to loop is only storage and a cache
-// (ScaleUpMemory), never something that changes a later decision.
+// hold (left to the scheduler; nominated pods on their own nodes first), how many nodes of which
+// group the rest need (the estimator and the expander chain, within the groups' sizes and the
+// cluster's limits), and for each pod no group can help, why not, group by group. Pure: view,
+// state, nominations and what it kept in, a decision out; what it keeps from loop to loop is only
+// storage and a cache (ScaleUpMemory), never something that changes a later decision.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEUP_SCALE_UP_PLANNER_H_
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "autoscaler/controller/increase/scale_up_request.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/model/controller_options.h"
@@ -25,14 +26,6 @@
 #include "estimator/static_admissions.h"
 
 namespace gpua {
-
-struct ScaleUpRequest {
-  std::string group;
-  int delta = 0;
-  std::vector<PodPtr> pods;                    // the pending pods its new nodes are for
-  std::vector<std::vector<PodPtr>> node_pods;  // the same, new node by new node
-  std::vector<std::string> mig_layouts;        // per new node, for a reconfigurable MIG pool
-};
 
 // A pending pod that a node on its way (or just started) holds.
 struct PodOnNode {
@@ -55,7 +48,7 @@ struct ScaleUpDecision {
   std::vector<PodPtr> fit_existing;      // the nodes there are or that are coming hold them
   // Of those, the ones on nodes of a group on their way, or on the node they were nominated to.
   std::vector<PodOnNode> on_their_way;
-  std::vector<MissedPod> missed;         // nominated pods their node no longer holds
+  std::vector<MissedPod> missed;  // nominated pods their node no longer holds
   std::vector<PodWithoutScaleUp> without;
 };
 

@@ -20,6 +20,7 @@ std::string WithoutMessage(const GroupReasons& reasons) {
   std::map<std::string, std::vector<std::string>> by_reason;
   for (const auto& [group, why] : reasons) by_reason[why].push_back(group);
   std::vector<std::string> parts;
+  parts.reserve(by_reason.size());
   for (const auto& [why, groups] : by_reason) {
     parts.push_back(absl::StrCat(absl::StrJoin(groups, ", "), ": ", why));
   }
@@ -28,12 +29,11 @@ std::string WithoutMessage(const GroupReasons& reasons) {
 
 }  // namespace
 
-ScaleUpStep::ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
-                         const ControllerOptions& options)
+ScaleUpStep::ScaleUpStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options)
     : writer_(writer),
       log_(log),
       planner_(options.scale_up, options.limits),
-      actuator_(writer, backoff, log, options.status),
+      actuator_(writer, log, options.status),
       expanders_(options.scale_up, options.status.namespace_name, log) {}
 
 ScaleUpResult ScaleUpStep::Run(const PlanningInput& in, const PodsToScaleFor& pods) {
@@ -96,16 +96,11 @@ ScaleUpResult ScaleUpStep::Rounds(const PlanningInput& in, const std::vector<Pod
     // A pod its node no longer holds (another pod took the room) needs a node again.
     for (const MissedPod& m : decision.missed) promised.erase(m.pod->spec.uid);
     without.insert(without.end(), decision.without.begin(), decision.without.end());
-    std::vector<GroupLayouts> layouts;
-    for (const ScaleUpRequest& r : decision.requests) layouts.push_back({r.group, r.mig_layouts});
-    in.kept.mig.KeepAhead(layouts);
-    std::vector<ScaleUpOutcome> outcomes =
-        actuator_.Execute(decision.requests, state, in.groups, earlier.added, now);
+    std::vector<ScaleUpOutcome> outcomes = actuator_.Execute(decision.requests, in, earlier.added);
     remaining.clear();
     for (ScaleUpOutcome& o : outcomes) {
       if (o.status.ok()) {
         earlier.added[o.request.group] += o.request.delta;
-        in.kept.mig.Expect(o.request.group, o.request.mig_layouts);
         const std::vector<PodPtr>& asked_for = o.request.pods;
         o.repeat = !asked_for.empty() &&
                    std::all_of(asked_for.begin(), asked_for.end(),

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "autoscaler/controller/increase/scale_up_actuator.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/model/controller_options.h"
@@ -19,7 +20,6 @@
 #include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaleup/expander_choice.h"
 #include "autoscaler/controller/scaleup/nominations.h"
-#include "autoscaler/controller/scaleup/scale_up_actuator.h"
 #include "autoscaler/controller/scaleup/scale_up_planner.h"
 #include "base/log.h"
 
@@ -42,13 +42,12 @@ struct PodsToScaleFor {
 
 class ScaleUpStep {
  public:
-  ScaleUpStep(KubeWriter& writer, NodeGroupBackoff& backoff, LogSink& log,
-              const ControllerOptions& options);
+  ScaleUpStep(KubeWriter& writer, LogSink& log, const ControllerOptions& options);
 
   // Says, once per pod and message, which unschedulable pods cannot be read.
   void ReportInvalidPods(const std::vector<PodPtr>& pods, absl::Time now);
   // One loop: plans only when the state is healthy, keeps nominations either way. Nodes are
-  // asked for through `in.groups`; their MIG layouts go to `in.kept.mig` ahead of the ask.
+  // asked for through the one ScaleUpActuator.
   ScaleUpResult Run(const PlanningInput& in, const PodsToScaleFor& pods);
 
  private:

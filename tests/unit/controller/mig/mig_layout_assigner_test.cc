@@ -235,7 +235,7 @@ TEST_CASE("a MIG increase's layouts are in the cluster before the group is asked
   // The group fails the call: whatever the cluster holds was written before it.
   f.group.failing["IncreaseSize"] = absl::UnavailableError("stockout");
   LoopMemory kept(f.writer, f.options, f.log);
-  ScaleUpStep step(f.writer, kept.backoff, f.log, f.options);
+  ScaleUpStep step(f.writer, f.log, f.options);
   LoopInputs in = BuildLoopInputs(f.source, f.cloud, f.options, kept.backoff, kNow);
   const PendingPods pending = SelectPendingPods(*in.view, f.options.scale_up, kNow);
   const ScaleUpResult r = step.Run(PlanningInputOf(in, kept, kNow), {pending, {}, {}});

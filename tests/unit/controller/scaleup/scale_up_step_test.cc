@@ -30,7 +30,7 @@ struct StepFixture {
   FakeKubeWriter writer;
   MemoryLogSink log;
   LoopMemory kept{writer, options, log};
-  ScaleUpStep step{writer, kept.backoff, log, options};
+  ScaleUpStep step{writer, log, options};
 };
 
 TEST_CASE("a stockout in the cheapest pool moves the pods to the next pool in the same loop",

@@ -1,4 +1,4 @@
-#include "autoscaler/controller/scaleup/scale_up_actuator.h"
+#include "autoscaler/controller/increase/scale_up_actuator.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -22,27 +22,50 @@ std::string DescribePods(const std::vector<PodPtr>& pods) {
 }
 
 std::vector<ScaleUpOutcome> ScaleUpActuator::Execute(const std::vector<ScaleUpRequest>& requests,
-                                                     const ClusterState& state,
-                                                     GroupResizer& groups,
-                                                     const std::map<std::string, int>& added,
-                                                     absl::Time now) {
+                                                     const PlanningInput& in,
+                                                     const std::map<std::string, int>& added) {
+  std::vector<GroupLayouts> layouts;
+  layouts.reserve(requests.size());
+  for (const ScaleUpRequest& r : requests) layouts.push_back({r.group, r.mig_layouts});
+  in.kept.mig.KeepAhead(layouts);
   std::vector<ScaleUpOutcome> outcomes;
   for (const ScaleUpRequest& r : requests) {
-    const GroupState* g = state.FindGroup(r.group);
+    const GroupState* g = in.state.FindGroup(r.group);
     if (g == nullptr) continue;  // the planner only names groups it was given
     ScaleUpOutcome o;
     o.request = r;
     auto more = added.find(r.group);
     o.from = g->provider->target_size + (more == added.end() ? 0 : more->second);
     o.max = g->provider->max_size;
-    o.status = groups.IncreaseSize(r.group, r.delta);
-    if (!o.status.ok()) {
-      backoff_.Fail(r.group, "CloudProviderError", std::string(o.status.message()), now);
+    o.status = in.groups.IncreaseSize(r.group, r.delta);
+    if (o.status.ok()) {
+      in.kept.mig.Expect(r.group, r.mig_layouts);
+    } else if (r.replaces.empty()) {
+      in.kept.backoff.Fail(r.group, "CloudProviderError", std::string(o.status.message()), in.now);
     }
-    Report(o);
+    if (r.replaces.empty()) {
+      Report(o);
+    } else {
+      ReportReplacement(o);
+    }
     outcomes.push_back(std::move(o));
   }
   return outcomes;
+}
+
+void ScaleUpActuator::ReportReplacement(const ScaleUpOutcome& o) {
+  const ScaleUpRequest& r = o.request;
+  if (!o.status.ok()) {
+    log_.Warning(absl::StrCat("Consolidation: asking group ", r.group,
+                              " for a node failed: ", o.status.message()));
+    return;
+  }
+  const std::string message =
+      absl::StrFormat("Consolidation: setting group %s size to %d instead of %d (max: %d): %s",
+                      r.group, o.from + r.delta, o.from, o.max, r.replaces);
+  log_.Info(message);
+  (void)writer_.RecordEvent(StatusEvent(status_.namespace_name, status_.configmap_name, "Normal",
+                                        event_reason::kScaledUpGroup, message));
 }
 
 void ScaleUpActuator::Report(const ScaleUpOutcome& o) {
