@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "estimator/existing_placement.h"
 #include "estimator/gpu/gpu_predicates.h"
 #include "estimator/group_packer.h"
 #include "estimator/placement.h"
@@ -28,194 +29,8 @@ ResourceList ToResourceList(const ResourceCatalog& catalog, const ResourceVector
   return list;
 }
 
-// Members of the gang already on the snapshot's nodes.
-int64_t GangMembersOnNodes(const ClusterSnapshot& snapshot, const std::string& name) {
-  int64_t n = 0;
-  for (const SimNode& node : snapshot.nodes()) {
-    for (const PodSpec* p : node.pods) n += p->gang.has_value() && p->gang->name == name;
-  }
-  return n;
-}
-
-// Places what of class `c` fits on the first `existing` nodes, first fit in node order.
-void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existing,
-                          const GpuPolicy& policy, StaticAdmissions& admissions,
-                          std::vector<ExistingPlacement>& placed) {
-  int64_t checks = 0;
-  for (const uint32_t n : admissions.Admitting(*c.pod)) {
-    if (n >= existing || c.remaining() == 0) break;
-    // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
-    // (nobody reads why an existing node did not take a pod).
-    if (!Fits(c.request, snapshot.node(n).free)) continue;
-    const NodeProps& props = *snapshot.node(n).props;
-    if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
-    std::optional<std::string> ignored;
-    const int64_t copies = PlaceOnNode(c, snapshot, n, false, &checks, &ignored);
-    for (int64_t i = 0; i < copies; ++i)
-      placed.push_back({c.members[c.next++], snapshot.node(n).name, static_cast<int>(n)});
-  }
-}
-
-// The gangs among `classes`, by name (a stable order), each with its classes in the order
-// `order` lists them (class order when null).
-std::map<std::string, std::vector<size_t>> GangClasses(const std::vector<PodClass>& classes,
-                                                       const std::vector<size_t>* order = nullptr) {
-  std::map<std::string, std::vector<size_t>> gangs;
-  const auto add = [&](size_t ci) {
-    if (classes[ci].pod->gang.has_value()) gangs[classes[ci].pod->gang->name].push_back(ci);
-  };
-  if (order != nullptr) {
-    for (size_t ci : *order) add(ci);
-  } else {
-    for (size_t ci = 0; ci < classes.size(); ++ci) add(ci);
-  }
-  return gangs;
-}
-
-// Places the nominated members of class `c` on their own nodes (of the first `existing`), puts
-// those placed first among its members, and reports those their node no longer holds.
-void PlaceClassOnNominated(PodClass& c, const std::vector<int>& nominated,
-                           ClusterSnapshot& snapshot, size_t existing, const GpuPolicy& policy,
-                           std::vector<ExistingPlacement>& placed,
-                           std::vector<MissedNomination>& missed) {
-  std::map<int, std::vector<int>> by_node;  // node -> members nominated to it
-  for (size_t m = c.next; m < c.members.size(); ++m) {
-    const int pod = c.members[m];
-    const int node = static_cast<size_t>(pod) < nominated.size() ? nominated[pod] : -1;
-    if (node >= 0 && static_cast<size_t>(node) < existing) by_node[node].push_back(pod);
-  }
-  if (by_node.empty()) return;
-  std::vector<int> first;  // the members placed here
-  int64_t checks = 0;
-  for (const auto& [node, members] : by_node) {
-    PodClass mine = c;
-    mine.members = members;
-    mine.next = 0;
-    std::optional<std::string> why;
-    const NodeProps& props = *snapshot.node(node).props;
-    if (props.gpu) why = CheckGpuFit(*c.pod, *props.gpu, policy);
-    const int64_t copies =
-        why.has_value() ? 0 : PlaceOnNode(mine, snapshot, node, true, &checks, &why);
-    for (int64_t i = 0; i < copies; ++i) {
-      first.push_back(members[i]);
-      placed.push_back({members[i], snapshot.node(node).name, node});
-    }
-    for (size_t i = copies; i < members.size(); ++i) {
-      missed.push_back({members[i], node, why.value_or("the node has no room for it")});
-    }
-  }
-  std::vector<int> rest;
-  for (size_t m = c.next; m < c.members.size(); ++m) {
-    if (std::find(first.begin(), first.end(), c.members[m]) == first.end()) {
-      rest.push_back(c.members[m]);
-    }
-  }
-  c.members.resize(c.next);
-  c.members.insert(c.members.end(), first.begin(), first.end());
-  c.members.insert(c.members.end(), rest.begin(), rest.end());
-  c.next += first.size();
-}
-
-// The nominated pods first, each on its own node; a gang's nominated members all or none.
-void PlaceNominated(std::vector<PodClass>& classes, const std::vector<int>& nominated,
-                    ClusterSnapshot& snapshot, size_t existing, const GpuPolicy& policy,
-                    ScaleUpPlan& plan) {
-  if (nominated.empty()) return;
-  for (PodClass& c : classes) {
-    if (c.pod->gang.has_value()) continue;
-    PlaceClassOnNominated(c, nominated, snapshot, existing, policy, plan.on_existing,
-                          plan.missed);
-  }
-  for (const auto& [name, members] : GangClasses(classes)) {
-    snapshot.Fork();
-    std::vector<std::pair<size_t, PodClass>> before;
-    std::vector<ExistingPlacement> placed;
-    std::vector<MissedNomination> missed;
-    for (size_t ci : members) {
-      before.emplace_back(ci, classes[ci]);
-      PlaceClassOnNominated(classes[ci], nominated, snapshot, existing, policy, placed, missed);
-    }
-    if (missed.empty()) {
-      snapshot.Commit();
-      plan.on_existing.insert(plan.on_existing.end(), placed.begin(), placed.end());
-      continue;
-    }
-    snapshot.Revert();  // planned as a gang again, whole
-    for (auto& [ci, c] : before) classes[ci] = std::move(c);
-    for (MissedNomination& m : missed) {
-      m.why = absl::StrCat("gang ", name, " no longer fits its nominated nodes whole (", m.why, ")");
-    }
-    plan.missed.insert(plan.missed.end(), missed.begin(), missed.end());
-  }
-}
-
-// The classes most constrained first: fewest groups that admit them (`admitting_groups`, by
-// class), then fewest existing and upcoming nodes; otherwise in class order.
-std::vector<size_t> MostConstrainedFirst(const std::vector<PodClass>& classes,
-                                         const std::vector<int>& admitting_groups,
-                                         StaticAdmissions& admissions, size_t existing) {
-  std::vector<std::pair<std::pair<int, size_t>, size_t>> keyed;
-  keyed.reserve(classes.size());
-  for (size_t ci = 0; ci < classes.size(); ++ci) {
-    const std::vector<uint32_t>& nodes = admissions.Admitting(*classes[ci].pod);
-    const size_t on_existing = static_cast<size_t>(
-        std::lower_bound(nodes.begin(), nodes.end(), static_cast<uint32_t>(existing)) -
-        nodes.begin());
-    keyed.push_back({{admitting_groups[ci], on_existing}, ci});
-  }
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<size_t> order;
-  order.reserve(keyed.size());
-  for (const auto& k : keyed) order.push_back(k.second);
-  return order;
-}
-
-// Places what fits on existing and upcoming nodes: nominated pods on their own nodes, then
-// the others first fit in node order, most constrained first; gangs are placed there whole
-// or not at all.
-void PlaceOnExisting(std::vector<PodClass>& classes, const std::vector<int>& admitting_groups,
-                     ClusterSnapshot& snapshot, const EstimateOptions& options,
-                     StaticAdmissions& admissions, ScaleUpPlan& plan) {
-  const GpuPolicy& policy = options.gpu_policy;
-  const size_t existing = snapshot.size();
-  admissions.Begin(snapshot);  // over the first `existing` nodes, which stay
-  PlaceNominated(classes, options.nominated, snapshot, existing, policy, plan);
-  const std::vector<size_t> order =
-      MostConstrainedFirst(classes, admitting_groups, admissions, existing);
-  for (size_t ci : order) {
-    PodClass& c = classes[ci];
-    if (c.pod->gang.has_value()) continue;
-    PlaceClassOnExisting(c, snapshot, existing, policy, admissions, plan.on_existing);
-  }
-  // A gang whose nodes are coming up (or that fits beside others) needs no new node: were
-  // it planned only on new nodes, each loop would ask for more while the first ones boot.
-  for (const auto& [name, members] : GangClasses(classes, &order)) {
-    const GangRef& gang = *classes[members[0]].pod->gang;
-    int64_t pending = 0;
-    for (size_t ci : members) pending += classes[ci].remaining();
-    const int64_t needed =
-        gang.min_member > 0 ? gang.min_member - GangMembersOnNodes(snapshot, name) : pending;
-    if (needed <= 0 || pending < needed) continue;  // PlanGang says why
-    snapshot.Fork();
-    std::vector<size_t> next_before;
-    std::vector<ExistingPlacement> placed;
-    for (size_t ci : members) {
-      next_before.push_back(classes[ci].next);
-      PlaceClassOnExisting(classes[ci], snapshot, existing, policy, admissions, placed);
-    }
-    if (static_cast<int64_t>(placed.size()) >= needed) {
-      snapshot.Commit();
-      plan.on_existing.insert(plan.on_existing.end(), placed.begin(), placed.end());
-      continue;
-    }
-    snapshot.Revert();
-    for (size_t i = 0; i < members.size(); ++i) classes[members[i]].next = next_before[i];
-  }
-}
-
 // One node group through the rounds of an estimate.
-struct GroupState {
+struct GroupRound {
   PreparedTemplate t;
   std::vector<size_t> admitted;  // classes its nodes admit (labels, taints)
   absl::flat_hash_map<size_t, std::string> not_admitted;  // class -> why not
@@ -269,7 +84,7 @@ class Estimator {
   // By class: how many groups' nodes admit it.
   std::vector<int> AdmittingGroups() const {
     std::vector<int> count(classes_.size(), 0);
-    for (const GroupState& s : states_) {
+    for (const GroupRound& s : states_) {
       for (size_t ci : s.admitted) ++count[ci];
     }
     return count;
@@ -277,7 +92,7 @@ class Estimator {
 
   // Why a pod of class `ci` that stayed pending is not in group `g`.
   std::string Reason(size_t g, size_t ci) const {
-    const GroupState& s = states_[g];
+    const GroupRound& s = states_[g];
     if (auto it = gang_reasons_.find({g, ci}); it != gang_reasons_.end()) return it->second;
     if (auto it = s.not_admitted.find(ci); it != s.not_admitted.end()) return it->second;
     if (s.trial.has_value()) {
@@ -288,8 +103,8 @@ class Estimator {
   }
 
  private:
-  GroupState Admit(const NodeGroupSpec& g) {
-    GroupState s;
+  GroupRound Admit(const NodeGroupSpec& g) {
+    GroupRound s;
     s.t = PrepareTemplate(g, snapshot_);
     for (size_t ci = 0; ci < classes_.size(); ++ci) {
       const PodSpec& pod = *classes_[ci].pod;
@@ -342,7 +157,7 @@ class Estimator {
   }
 
   ScaleUpOption Option(size_t g) {
-    GroupState& s = states_[g];
+    GroupRound& s = states_[g];
     const PackLimits limits = Limits(g);
     if (!s.trial.has_value() || s.trial_limit != limits.max_new_nodes) {
       bool by_pattern = false;
@@ -364,7 +179,7 @@ class Estimator {
   }
 
   GroupPlan ScaleUp(size_t g) {
-    GroupState& s = states_[g];
+    GroupRound& s = states_[g];
     std::vector<size_t> before(classes_.size());
     for (size_t ci = 0; ci < classes_.size(); ++ci) before[ci] = classes_[ci].next;
     std::vector<PlannedNode> nodes;
@@ -468,7 +283,7 @@ class Estimator {
   // What group g would do for the gang, or why it cannot hold it whole.
   std::optional<GroupPacking> GangTrial(size_t g, const std::vector<size_t>& members,
                                         const GangRef& gang, int64_t needed, std::string* why_not) {
-    const GroupState& s = states_[g];
+    const GroupRound& s = states_[g];
     for (size_t ci : members) {
       if (auto it = s.not_admitted.find(ci); it != s.not_admitted.end()) {
         *why_not = it->second;
@@ -546,7 +361,7 @@ class Estimator {
   // Drops the what-ifs that the last scale-up changed: those of groups admitting a class
   // that lost pods, and every pod-by-pod one (it saw the snapshot, which has new nodes).
   void Invalidate(const std::vector<size_t>& next_before) {
-    for (GroupState& s : states_) {
+    for (GroupRound& s : states_) {
       if (s.used || !s.trial.has_value()) continue;
       bool changed = !s.trial_by_pattern;
       for (size_t ci : s.admitted) {
@@ -560,7 +375,7 @@ class Estimator {
   ClusterSnapshot& snapshot_;
   std::vector<PodClass>& classes_;
   const EstimateOptions& options_;
-  std::vector<GroupState> states_;
+  std::vector<GroupRound> states_;
   std::vector<PendingNodes> not_in_snapshot_;
   std::map<std::pair<size_t, size_t>, std::string> gang_reasons_;  // (group, class) -> why
   int nodes_left_ = 0;
@@ -593,7 +408,7 @@ ScaleUpPlan Estimate(const std::vector<const PodSpec*>& pending,
   snapshot.Fork();
   std::vector<PodClass> classes = BuildClasses(pending, snapshot);
   Estimator estimator(groups, snapshot, classes, options);
-  PlaceOnExisting(classes, estimator.AdmittingGroups(), snapshot, options, admissions, plan);
+  PlaceOnExisting(classes, estimator.AdmittingGroups(), {snapshot, admissions}, options, plan);
   estimator.Run(expander, plan);
 
   for (size_t i = 0; i < pending.size(); ++i) {
