@@ -458,7 +458,7 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
   return cache.UtilizationOf(s.node, view, {gpus, s.mig_layout, ignore_daemonsets}, compute);
 }
 
-std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDownClock& clock,
+std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const CooldownStarts& last,
                                        int pods_for_existing_nodes, absl::Time now) const {
   if (!options_.enabled) return "scale-down is off (--scale-down-enabled=false)";
   if (!state.healthy) return "the cluster is unhealthy";
@@ -468,9 +468,9 @@ std::string ScaleDownPlanner::Cooldown(const ClusterState& state, const ScaleDow
                : std::string();
   };
   for (std::string why :
-       {within(clock.last_scale_up, options_.delay_after_add, "a scale-up"),
-        within(clock.last_delete, options_.delay_after_delete, "a node removal"),
-        within(clock.last_failure, options_.delay_after_failure, "a failed scale-down")}) {
+       {within(last.last_scale_up, options_.delay_after_add, "a scale-up"),
+        within(last.last_delete, options_.delay_after_delete, "a node removal"),
+        within(last.last_failure, options_.delay_after_failure, "a failed scale-down")}) {
     if (!why.empty()) return why;
   }
   if (pods_for_existing_nodes > 0) {
@@ -534,7 +534,7 @@ ScaleDownPlan ScaleDownPlanner::Plan(const PlanningInput& in, const AfterScaleUp
   const absl::Time now = in.now;
   RunningNodeCache& nodes = in.kept.nodes;
   ScaleDownPlan plan;
-  plan.cooldown = Cooldown(state, kept.clock, loop.pods_for_existing_nodes, now);
+  plan.cooldown = Cooldown(state, kept.cooldown_starts, loop.pods_for_existing_nodes, now);
   if (!options_.enabled) {  // off: the marks of an earlier run go
     for (size_t i = 0; i < state.nodes.size(); ++i) {
       if (state.nodes[i].node->Marks().deletion_candidate) {

@@ -99,7 +99,7 @@ struct ScaleDownPlan {
 };
 
 // When scaling last happened: the cooldowns start from these.
-struct ScaleDownClock {
+struct CooldownStarts {
   absl::Time last_scale_up = absl::InfinitePast();
   absl::Time last_delete = absl::InfinitePast();
   absl::Time last_failure = absl::InfinitePast();
@@ -108,7 +108,7 @@ struct ScaleDownClock {
 // What the scale-down planner keeps from one loop to the next, handed in and taken back.
 struct ScaleDownMemory {
   // When scaling last happened: the cooldowns start from these. The loop sets them.
-  ScaleDownClock clock;
+  CooldownStarts cooldown_starts;
   // When each node last had its drain simulated, so a bounded loop gets round to all: the
   // one thing kept that changes what a later loop judges first.
   absl::flat_hash_map<std::string, absl::Time> drain_judged_at;
@@ -153,7 +153,7 @@ class ScaleDownPlanner {
                      ScaleDownMemory& kept) const;
 
  private:
-  std::string Cooldown(const ClusterState& state, const ScaleDownClock& clock,
+  std::string Cooldown(const ClusterState& state, const CooldownStarts& last,
                        int pods_for_existing_nodes, absl::Time now) const;
 
   // The order nodes are judged in, which is also the order removals are chosen in and who
@@ -161,10 +161,9 @@ class ScaleDownPlanner {
   // removal saves most first (dearest group, then fewest GPUs in use); then those judged
   // longest ago (so every node gets its turn), nodes already unneeded before others, GPU
   // pools first, dearest first.
-  std::vector<int> JudgingOrder(const ClusterView& view, const ClusterState& state,
-                                absl::Time now, RunningNodeCache& nodes,
-                                const absl::flat_hash_map<std::string, absl::Time>&
-                                    drain_judged_at) const;
+  std::vector<int> JudgingOrder(
+      const ClusterView& view, const ClusterState& state, absl::Time now, RunningNodeCache& nodes,
+      const absl::flat_hash_map<std::string, absl::Time>& drain_judged_at) const;
 
   const ScaleDownOptions& options_;
   const ClusterLimits& limits_;

@@ -29,12 +29,12 @@ ScaleDownResult ScaleDownStep::Run(const PlanningInput& in, const AfterScaleUp& 
   const ClusterView& view = in.view;
   const ClusterState& state = in.state;
   const absl::Time now = in.now;
-  ScaleDownClock& clock = kept_.clock;
-  if (loop.nodes_added > 0) clock.last_scale_up = now;
+  CooldownStarts& starts = kept_.cooldown_starts;
+  if (loop.nodes_added > 0) starts.last_scale_up = now;
   // After a restart the newest node says when the last scale-up came.
   for (const NodeStatus& s : state.nodes) {
     if (s.group >= 0 && s.node->created != absl::InfinitePast()) {
-      clock.last_scale_up = std::max(clock.last_scale_up, s.node->created);
+      starts.last_scale_up = std::max(starts.last_scale_up, s.node->created);
     }
   }
   // A restart, or a new leader, carries on the replacement the last one began.
@@ -64,8 +64,8 @@ ScaleDownResult ScaleDownStep::Run(const PlanningInput& in, const AfterScaleUp& 
   for (const auto& [reason, n] : unremovable) result.unremovable[std::string(reason)] += n;
   actuator_.Mark(plan, state);
   actuator_.Start(plan.removals, in, report);
-  if (!report.deleted.empty()) clock.last_delete = now;
-  if (report.rolled_back > 0) clock.last_failure = now;
+  if (!report.deleted.empty()) starts.last_delete = now;
+  if (report.rolled_back > 0) starts.last_failure = now;
   // Not while a scale-up acts: the pods that wait come first, and the group sizes move.
   if (plan.cooldown.empty() && loop.nodes_added == 0 && !plan.replaceable.empty() &&
       now >= kept_.no_replacement_until) {
@@ -135,7 +135,7 @@ void ScaleDownStep::StartReplacement(const PlanningInput& in, const ScaleDownPla
   if (!found->mig_layout.empty()) ask.mig_layouts = {found->mig_layout};
   ask.replaces = found->Describe();
   if (!increases_.Execute({ask}, in, {}).front().status.ok()) {
-    kept_.clock.last_failure = now;  // a failed scale-down's cooldown
+    kept_.cooldown_starts.last_failure = now;  // a failed scale-down's cooldown
     return;
   }
   kept_.replacement = std::move(pending);
