@@ -76,9 +76,9 @@ void FlagSet::AddDuration(const std::string& name, absl::Duration* target, std::
 void FlagSet::AddStringList(const std::string& name, std::vector<std::string>* target,
                             std::string help) {
   Flag f{name, "string (repeatable)", "", std::move(help), [target](absl::string_view v) {
-            target->emplace_back(v);
-            return absl::OkStatus();
-          }};
+           target->emplace_back(v);
+           return absl::OkStatus();
+         }};
   f.repeatable = true;
   Add(std::move(f));
 }
@@ -177,9 +177,9 @@ absl::StatusOr<std::vector<std::string>> FlagSet::Parse(const std::vector<std::s
       auto earlier = std::find_if(given_values_.begin(), given_values_.end(),
                                   [&](const auto& g) { return g.first == name; });
       if (earlier != given_values_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            command_, ": flag --", name, " is given twice (\"", earlier->second, "\" and \"",
-            *value, "\"): give it once"));
+        return absl::InvalidArgumentError(absl::StrCat(command_, ": flag --", name,
+                                                       " is given twice (\"", earlier->second,
+                                                       "\" and \"", *value, "\"): give it once"));
       }
     }
     if (absl::Status s = flag->set(*value); !s.ok()) return s;

@@ -7,7 +7,7 @@
 
 #define GPUA_RETURN_IF_ERROR(expr)               \
   do {                                           \
-    const ::absl::Status gpua_status_ = (expr);  \
+    ::absl::Status gpua_status_ = (expr);        \
     if (!gpua_status_.ok()) return gpua_status_; \
   } while (0)
 

@@ -11,8 +11,8 @@
 #include "cloudproviders/clusterapi/group_annotations.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_reader.h"
-#include "kubeobjects/nodes.h"
 #include "kubeobjects/json_text.h"
+#include "kubeobjects/nodes.h"
 
 namespace gpua {
 namespace {
@@ -221,8 +221,9 @@ absl::StatusOr<std::vector<NodeGroupConfig>> ParseNodeGroupFile(absl::string_vie
 absl::Status SetNodeGroupOption(NodeGroupOptions& options, absl::string_view name,
                                 absl::string_view value, absl::string_view where) {
   absl::StatusOr<nlohmann::json> parsed = ParseJson(value, where);
-  nlohmann::json v = parsed.ok() ? *std::move(parsed) : nlohmann::json();
-  if (!parsed.ok() || v.is_object() || v.is_array()) v = std::string(value);  // "5m"
+  const bool is_json = parsed.ok();
+  nlohmann::json v = is_json ? *std::move(parsed) : nlohmann::json();
+  if (!is_json || v.is_object() || v.is_array()) v = std::string(value);  // "5m"
   const nlohmann::json object = {{std::string(name), v}};
   GPUA_ASSIGN_OR_RETURN(const NodeGroupOptions read,
                         ReadOptions(JsonReader(object, std::string(where))));

@@ -64,8 +64,8 @@ absl::Status ProviderRegistry::CheckAutoDiscovery(const std::string& name,
   }
   if (specs.empty()) return absl::OkStatus();
   if (!f->check_auto_discovery) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--node-group-auto-discovery is not meaningful for --cloud-provider=", name));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--node-group-auto-discovery is not meaningful for --cloud-provider=", name));
   }
   return f->check_auto_discovery(specs);
 }
@@ -75,8 +75,8 @@ absl::StatusOr<std::unique_ptr<CloudProvider>> ProviderRegistry::Create(
   if (absl::Status s = CheckAutoDiscovery(name, context.auto_discovery); !s.ok()) return s;
   const ProviderFactory& f = *Find(name);
   if (context.cloud_config.empty() && f.cloud_config_required) {
-    return absl::InvalidArgumentError(absl::StrCat("--cloud-config is required with --cloud-provider=",
-                                                   name, " (", f.cloud_config_help, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--cloud-config is required with --cloud-provider=", name, " (", f.cloud_config_help, ")"));
   }
   return f.create(context);
 }

@@ -251,7 +251,7 @@ const std::vector<ExpanderFactory>& ExpanderRegistry() {
 
 std::string ExpanderNames() {
   std::vector<absl::string_view> names;
-  for (const ExpanderFactory& e : ExpanderRegistry()) names.push_back(e.name);
+  for (const ExpanderFactory& e : ExpanderRegistry()) names.emplace_back(e.name);
   return absl::StrJoin(names, ", ");
 }
 

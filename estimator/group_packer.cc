@@ -39,7 +39,7 @@ namespace {
 
 // The inventory's unit shares, by catalog slot.
 std::vector<double> UnitSharesBySlot(const GpuInventory& gpu, const NamedMigLayout* layout,
-                              ResourceCatalog& catalog) {
+                                     ResourceCatalog& catalog) {
   std::vector<double> share;
   for (const auto& [name, value] : *gpu.UnitShares(layout)) {
     const size_t slot = static_cast<size_t>(catalog.Intern(name));

@@ -60,7 +60,7 @@ struct PackLimits {
   int first_node = 0;       // new nodes are numbered from here (the group may have some)
   // What holds max_new_nodes where it is, for the reason pods left out are given; empty:
   // the group's own size and the plan's node limits.
-  std::string limited_by = "";
+  std::string limited_by;
 };
 
 struct GroupPacking {

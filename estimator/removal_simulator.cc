@@ -7,12 +7,12 @@
 namespace gpua {
 
 RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, GpuPolicy policy)
-    : RemovalSimulator(snapshot, own_admissions_, std::move(policy)) {}
+    : RemovalSimulator(snapshot, own_admissions_, policy) {}
 
 RemovalSimulator::RemovalSimulator(ClusterSnapshot& snapshot, StaticAdmissions& admissions,
                                    GpuPolicy policy)
     : snapshot_(snapshot),
-      policy_(std::move(policy)),
+      policy_(policy),
       excluded_(snapshot.size(), false),
       avoided_(snapshot.size(), false),
       received_(snapshot.size()),
@@ -35,8 +35,8 @@ void RemovalSimulator::SetNodePrices(std::vector<double> price_per_hour) {
   price_.resize(price_.empty() ? 0 : snapshot_.size(), 0);
 }
 
-int RemovalSimulator::FirstHome(const PodSpec& pod, const ResourceVector& request,
-                                size_t leaving, bool avoided) {
+int RemovalSimulator::FirstHome(const PodSpec& pod, const ResourceVector& request, size_t leaving,
+                                bool avoided) {
   // Pods of one selection are admitted or refused alike by a node's labels and taints, and
   // most nodes refuse most pods: only the admitting ones are looked at, the cheap test first.
   for (const uint32_t n : admissions_.Admitting(pod)) {

@@ -70,10 +70,10 @@ class RemovalSimulator {
   std::vector<bool> excluded_;
   std::vector<bool> avoided_;
   bool any_avoided_ = false;
-  std::vector<double> price_;  // by node; empty: prices play no part
+  std::vector<double> price_;                          // by node; empty: prices play no part
   std::vector<std::vector<const PodSpec*>> received_;  // by node: pods moved there
   const PodSpec* last_unplaced_ = nullptr;
-  StaticAdmissions own_admissions_;                    // when the caller keeps none
+  StaticAdmissions own_admissions_;  // when the caller keeps none
   StaticAdmissions& admissions_;
 };
 

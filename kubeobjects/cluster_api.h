@@ -50,7 +50,7 @@ struct CapiScalable {
   std::optional<OwnerReference> controller;  // a MachineSet's MachineDeployment
   std::vector<std::string> provider_ids;     // a MachinePool's spec.providerIDList
   std::optional<CapiInfraRef> infrastructure;
-  bool deleting = false;                     // metadata.deletionTimestamp is set
+  bool deleting = false;  // metadata.deletionTimestamp is set
   std::string Key() const { return namespace_name + "/" + name; }
 };
 // `kind` is the collection it was listed from.

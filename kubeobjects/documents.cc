@@ -98,8 +98,8 @@ struct TooManyValues {};
 nlohmann::json ToJson(const YAML::Node& node, ValueBudget& budget, int depth = 0) {
   if (--budget.left < 0) throw TooManyValues{};
   if ((node.IsMap() || node.IsSequence()) && depth >= kMaxJsonDepth) {
-    throw NotConvertible{node.Mark(), absl::StrCat("nested more than ", kMaxJsonDepth,
-                                                   " levels deep")};
+    throw NotConvertible{node.Mark(),
+                         absl::StrCat("nested more than ", kMaxJsonDepth, " levels deep")};
   }
   switch (node.Type()) {
     case YAML::NodeType::Map: {

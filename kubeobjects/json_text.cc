@@ -37,9 +37,9 @@ class DocumentBuilder {
   bool key(Json::string_t& k) {
     Level& level = stack_.back();
     if (level.value->contains(k)) {
-      return Fail(absl::StrCat("key \"", k, "\" appears twice in ",
-                               stack_.size() == 1 ? "the top-level object"
-                                                  : Path(/*with_last_key=*/false)));
+      return Fail(absl::StrCat(
+          "key \"", k, "\" appears twice in ",
+          stack_.size() == 1 ? "the top-level object" : Path(/*with_last_key=*/false)));
     }
     level.key = std::move(k);
     return true;

@@ -8,7 +8,11 @@
 #    GPUA_TIDY_BUDGET seconds (default 240), newest files first, and says what it left.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-build=${1:?usage: scripts/check-style.sh BUILD_DIR (a configured tree with compile_commands.json)}
+if (($# != 1)); then
+  echo "usage: scripts/check-style.sh BUILD_DIR (a configured tree with compile_commands.json)" >&2
+  exit 2
+fi
+build=$1
 budget=${GPUA_TIDY_BUDGET:-240}
 [[ "$budget" =~ ^[0-9]+$ ]] || { echo "check-style: GPUA_TIDY_BUDGET must be whole seconds, not '$budget'" >&2; exit 2; }
 [[ -f "$build/compile_commands.json" ]] || { echo "check-style: $build/compile_commands.json is missing: configure $build first" >&2; exit 2; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the normal, the sanitizer (ASan + UBSan) and the fuzzing
-# (clang, libFuzzer) trees and a real control plane (tests/cluster), and runs every test of all
-# three trees, the e2e tests against that control plane among them, through one CTest run,
-# which ends with CTest's summary line.
+# (clang, libFuzzer) trees and a real control plane (tests/cluster), checks the style, and runs
+# every test of all three trees, the e2e tests against that control plane among them, through
+# one CTest run, which ends with CTest's summary line.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +15,10 @@ cluster="$PWD/build/cluster-$(echo "${KUBE_VERSION:-1.37}" | cut -d. -f1,2)"
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DGPUA_CLUSTER_BIN_DIR="$cluster"
 cmake --build build/release -j "$jobs"
+
+# Style checked, not argued: clang-format on every file, clang-tidy on the product's sources
+# (each remembered once it passed, so a machine that checked before checks what changed).
+bash scripts/check-style.sh build/release
 
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGPUA_SANITIZE=ON \
   -DGPUA_BUILD_BENCHMARKS=OFF

@@ -11,8 +11,8 @@
 #include "absl/status/statusor.h"
 #include "autoscaler/kube/api_client.h"
 #include "base/clock.h"
-#include "base/log.h"
 #include "base/flag_set.h"
+#include "base/log.h"
 
 namespace gpua {
 

@@ -86,8 +86,9 @@ absl::StatusOr<NodeGroupLimits> ParseNodes(absl::string_view value) {
 // --gpu-total=<type>:<min>:<max>
 absl::Status ParseGpuTotal(absl::string_view value, ClusterLimits& limits) {
   const size_t at = value.find(':');
-  if (at == absl::string_view::npos || at == 0)
+  if (at == absl::string_view::npos || at == 0) {
     return Bad("gpu-total", value, "<type>:<min>:<max>");
+  }
   GPUA_ASSIGN_OR_RETURN(const MinMax range, ParseMinMax("gpu-total", value.substr(at + 1)));
   limits.gpus_by_type[std::string(value.substr(0, at))] = range;
   return absl::OkStatus();
@@ -302,8 +303,9 @@ void AddCompatibilityFlags(FlagSet& f) {
 // Every name in the chain known, checked at start rather than in the first loop that needs it.
 absl::Status CheckExpander(const std::string& chain) {
   if (absl::Status s = MakeExpanderChain(chain, {}).status(); !s.ok()) {
-    return Bad("expander", chain,
-               absl::StrCat("a comma-separated chain of ", ExpanderNames(), " (", s.message(), ")"));
+    return Bad(
+        "expander", chain,
+        absl::StrCat("a comma-separated chain of ", ExpanderNames(), " (", s.message(), ")"));
   }
   return absl::OkStatus();
 }

@@ -53,6 +53,7 @@ absl::Status CheckGroupsNamed(const ControllerConfig& c, CloudProvider& provider
     const auto named = [&](const auto& g) { return g->Id() == limits.id; };
     if (std::none_of(groups.begin(), groups.end(), named)) {
       std::vector<std::string> ids;
+      ids.reserve(groups.size());
       for (const auto& g : groups) ids.push_back(g->Id());
       return absl::InvalidArgumentError(absl::StrCat("names node group ", limits.id, ", which ",
                                                      c.cloud_config, " does not have (",
@@ -186,7 +187,7 @@ class ShutdownCanceller {
  public:
   ShutdownCanceller(const std::atomic<bool>& stop, std::vector<kube::ApiClient*> clients,
                     Clock& clock)
-      : thread_([this, &stop, clients, &clock] {
+      : thread_([this, &stop, clients = std::move(clients), &clock] {
           // A signal handler can only set a flag, so the flag is polled, as the loop polls it.
           while (!stop && !done_) clock.SleepFor(absl::Milliseconds(50));
           if (!stop) return;

@@ -91,8 +91,9 @@ void PrintTable(const ScaleUpPlan& plan, const std::vector<PodSpec>& pods,
     out << "\n" << plan.unschedulable.size() << " pod(s) fit no node group:\n";
     for (const UnschedulablePod& u : plan.unschedulable) {
       out << "  " << pods[u.pod].Key() << "\n";
-      for (const auto& [group, reason] : *u.reasons)
+      for (const auto& [group, reason] : *u.reasons) {
         out << "    " << group << ": " << reason << "\n";
+      }
     }
   }
   out << absl::StrFormat("\nplanned in %.2f ms\n", elapsed_ms);

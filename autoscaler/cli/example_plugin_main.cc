@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/cli/simulated_node_registrar.h"
 #include "autoscaler/kube/api_client.h"
 #include "autoscaler/kube/rest_config.h"
-#include "autoscaler/cli/simulated_node_registrar.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/flag_set.h"

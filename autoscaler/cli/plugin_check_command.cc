@@ -109,8 +109,8 @@ void RestoreSize(NodeGroup& g, int before, const std::vector<Instance>& had,
       const size_t excess = static_cast<size_t>(*now - before);
       if (instances.ok()) {
         for (const Instance& i : *instances) {
-          const bool old = std::any_of(had.begin(), had.end(),
-                                       [&](const Instance& h) { return h.id == i.id; });
+          const bool old =
+              std::any_of(had.begin(), had.end(), [&](const Instance& h) { return h.id == i.id; });
           if (!old && added.size() < excess) added.push_back({i.id, "", {}, {}});
         }
       }
@@ -123,10 +123,10 @@ void RestoreSize(NodeGroup& g, int before, const std::vector<Instance>& had,
     now = g.TargetSize();
   }
   if (!now.ok() || *now != before) {
-    report.Problem(g.Id(), absl::StrCat("node group ", g.Id(), " is left at target ",
-                                        now.ok() ? absl::StrCat(*now) : "unknown",
-                                        " after the resize check; it was ", before,
-                                        ": lower it by hand"));
+    report.Problem(g.Id(),
+                   absl::StrCat("node group ", g.Id(), " is left at target ",
+                                now.ok() ? absl::StrCat(*now) : "unknown",
+                                " after the resize check; it was ", before, ": lower it by hand"));
   }
 }
 

@@ -327,8 +327,8 @@ absl::Status CheckWritable(const std::string& out) {
   const std::filesystem::path dir = std::filesystem::path(out).parent_path();
   const std::string folder = dir.empty() ? "." : dir.string();
   if (access(folder.c_str(), W_OK) != 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--out ", out, ": cannot write in ", folder,
-                                                   ": ", std::strerror(errno)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--out ", out, ": cannot write in ", folder, ": ", std::strerror(errno)));
   }
   if (access(out.c_str(), F_OK) == 0 && access(out.c_str(), W_OK) != 0) {
     return absl::InvalidArgumentError(

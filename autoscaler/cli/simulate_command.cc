@@ -174,9 +174,9 @@ absl::StatusOr<std::vector<sim::Setting>> Settings(const CommandArgs& args, cons
     }
   }
   if (std::find(base.given.begin(), base.given.end(), sweep.name) != base.given.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--sweep ", sweep.name, " and --", sweep.name,
-        " are both given: sweep its values, or set one"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--sweep ", sweep.name, " and --", sweep.name,
+                     " are both given: sweep its values, or set one"));
   }
   for (const std::string& value : sweep.values) {
     const std::string label = absl::StrCat(sweep.name, "=", value);
@@ -214,8 +214,8 @@ absl::StatusOr<Input> LoadInput(const Parsed& p) {
     GPUA_ASSIGN_OR_RETURN(in.groups,
                           ParseNodeGroupFile(example.node_groups, example.node_groups_name));
     // The bundled sweep is of idle timeouts: one given on the command line is run alone.
-    const bool timeout_given = std::find(p.given.begin(), p.given.end(), kExampleSweepFlag) !=
-                               p.given.end();
+    const bool timeout_given =
+        std::find(p.given.begin(), p.given.end(), kExampleSweepFlag) != p.given.end();
     if (in.sweep.empty() && !timeout_given) in.sweep = kExampleSweep;
     return in;
   }

@@ -229,9 +229,8 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
   if (config_.exec.has_value()) {
     absl::MutexLock lock(&c.mu);
     if (!c.exec_token.empty() && clock_.Now() < c.exec_expiry) return c.exec_token;
-    GPUA_ASSIGN_OR_RETURN(
-        std::string out,
-        RunExecCredentialPlugin(*config_.exec, options_.timeout, clock_, cancelled_));
+    GPUA_ASSIGN_OR_RETURN(std::string out, RunExecCredentialPlugin(*config_.exec, options_.timeout,
+                                                                   clock_, cancelled_));
     absl::StatusOr<nlohmann::json> read =
         ParseJson(out, absl::StrCat("exec plugin ", config_.exec->command, ": output"));
     if (!read.ok()) return absl::UnauthenticatedError(read.status().message());

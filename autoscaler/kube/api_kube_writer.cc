@@ -105,7 +105,7 @@ absl::Status ApiKubeWriter::ReadModifyWrite(const std::string& path, absl::strin
 }
 
 absl::StatusOr<HttpResponse> ApiKubeWriter::SendMergePatch(const std::string& path,
-                                                            const nlohmann::json& patch) {
+                                                           const nlohmann::json& patch) {
   return client_.Request("PATCH", path, patch.dump(), "application/merge-patch+json");
 }
 

@@ -43,7 +43,7 @@ struct ClusterWatchOptions {
 class ClusterWatch : public ClusterSource {
  public:
   ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions options);
-  ~ClusterWatch();  // stops the reflectors and waits for them
+  ~ClusterWatch() override;  // stops the reflectors and waits for them
 
   void Start();
   // True once every watched kind has been listed; false if `timeout` passes first.

@@ -108,10 +108,11 @@ absl::Status Reap(pid_t pid, const Bounds& b) {
     b.clock.SleepFor(absl::Milliseconds(10));
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        b.name, " failed (", WIFEXITED(status) ? absl::StrCat("exit ", WEXITSTATUS(status))
-                                               : absl::StrCat("signal ", WTERMSIG(status)),
-        ")"));
+    return absl::UnauthenticatedError(absl::StrCat(b.name, " failed (",
+                                                   WIFEXITED(status)
+                                                       ? absl::StrCat("exit ", WEXITSTATUS(status))
+                                                       : absl::StrCat("signal ", WTERMSIG(status)),
+                                                   ")"));
   }
   return absl::OkStatus();
 }
@@ -121,8 +122,8 @@ absl::Status Reap(pid_t pid, const Bounds& b) {
 absl::StatusOr<std::string> RunExecCredentialPlugin(const ExecPlugin& plugin,
                                                     absl::Duration timeout, Clock& clock,
                                                     const std::atomic<bool>& cancelled) {
-  const Bounds bounds{absl::StrCat("exec plugin ", plugin.command), timeout,
-                      clock.Now() + timeout, clock, cancelled};
+  const Bounds bounds{absl::StrCat("exec plugin ", plugin.command), timeout, clock.Now() + timeout,
+                      clock, cancelled};
   if (cancelled) return absl::CancelledError(absl::StrCat(bounds.name, ": not run: shutting down"));
   const ExecArgs exec(plugin);
   int out[2];

@@ -37,7 +37,7 @@ class Informer : public ReflectorStore {
   };
 
   // Objects that cannot be decoded are reported to `log`.
-  Informer(Decode decode, Handlers handlers = {}, LogSink& log = StderrLog())
+  explicit Informer(Decode decode, Handlers handlers = {}, LogSink& log = StderrLog())
       : decode_(std::move(decode)), handlers_(std::move(handlers)), log_(log) {}
 
   // Before the first list.

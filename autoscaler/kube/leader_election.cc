@@ -3,8 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "kubeobjects/api_time.h"
-#include "kubeobjects/lease.h"
 #include "kubeobjects/json_text.h"
+#include "kubeobjects/lease.h"
 
 namespace gpua::kube {
 

@@ -43,9 +43,9 @@ std::vector<PlacedLabel> PlaceLabels(const std::vector<LabelRequest>& requests, 
     // Top-left corners of the candidate boxes: right, left, above, below, the corners, then
     // rows further up and down on either side, for points that all but coincide.
     std::vector<std::pair<double, double>> spots = {
-        {r.x + d, r.y - h / 2},     {r.x - d - w, r.y - h / 2}, {r.x - w / 2, r.y - d - h},
-        {r.x - w / 2, r.y + d},     {r.x + d, r.y - d - h},     {r.x - d - w, r.y - d - h},
-        {r.x + d, r.y + d},         {r.x - d - w, r.y + d},
+        {r.x + d, r.y - h / 2}, {r.x - d - w, r.y - h / 2}, {r.x - w / 2, r.y - d - h},
+        {r.x - w / 2, r.y + d}, {r.x + d, r.y - d - h},     {r.x - d - w, r.y - d - h},
+        {r.x + d, r.y + d},     {r.x - d - w, r.y + d},
     };
     for (int row = 2; row <= kRows; ++row) {
       for (const double side : {r.x + d, r.x - d - w}) {

@@ -391,7 +391,8 @@ absl::Status SimCluster::DeleteNode(const std::string& node) {
 absl::Status SimCluster::Nominate(const std::string& namespace_name, const std::string& name,
                                   std::optional<std::string> node) {
   auto it = pods_.find(absl::StrCat(namespace_name, "/", name));
-  if (it == pods_.end()) return absl::NotFoundError(absl::StrCat("pod ", namespace_name, "/", name));
+  if (it == pods_.end())
+    return absl::NotFoundError(absl::StrCat("pod ", namespace_name, "/", name));
   SimPod& pod = it->second;
   if (!pod.node.empty()) return absl::OkStatus();  // bound: the API server clears it
   const std::string nominated = node.value_or("");
@@ -463,8 +464,7 @@ absl::Status SimCluster::RecordEvent(const EventRecord&) {
   return absl::OkStatus();
 }
 
-absl::Status SimCluster::WriteConfigMap(const std::string& namespace_name,
-                                        const std::string& name,
+absl::Status SimCluster::WriteConfigMap(const std::string& namespace_name, const std::string& name,
                                         const std::map<std::string, std::string>& data,
                                         const std::map<std::string, std::string>& annotations) {
   ChangeConfigMap(namespace_name, name, [&](ConfigMapObject& cm) {

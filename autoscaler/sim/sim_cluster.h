@@ -93,7 +93,7 @@ struct ClusterAccounts {
   int64_t pods_bound = 0;
   int64_t pods_restarted = 0;  // made again after an eviction or a lost node
   int64_t pods_finished = 0;
-  int64_t events = 0;  // Events the controller recorded
+  int64_t events = 0;             // Events the controller recorded
   int64_t evictions_refused = 0;  // by a PodDisruptionBudget that allowed no disruption
 };
 

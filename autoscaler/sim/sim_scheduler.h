@@ -27,7 +27,7 @@ enum class Scoring { kLeastAllocated, kMostAllocated };
 class SimScheduler {
  public:
   explicit SimScheduler(Scoring scoring, GpuPolicy policy = {})
-      : scoring_(scoring), policy_(std::move(policy)) {}
+      : scoring_(scoring), policy_(policy) {}
 
   // One pass over the pending pods. Returns how many were newly marked unschedulable.
   int Run(SimCluster& cluster);

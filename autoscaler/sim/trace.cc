@@ -213,8 +213,8 @@ absl::Status CheckPodNames(const std::vector<TraceArrival>& arrivals, absl::stri
     const absl::string_view suffix = absl::string_view(a.name).substr(dash + 1);
     int64_t index = 0;
     if (!absl::SimpleAtoi(suffix, &index) || index < 0 || absl::StrCat(index) != suffix) continue;
-    const auto it = lines.find(
-        absl::StrCat(a.shape->spec.namespace_name, "/", a.name.substr(0, dash)));
+    const auto it =
+        lines.find(absl::StrCat(a.shape->spec.namespace_name, "/", a.name.substr(0, dash)));
     if (it != lines.end() && it->second->count > 1 && index < it->second->count) {
       const TraceArrival& other = *it->second;
       return other.line > a.line ? SameName(source, other, a, a.name)
@@ -248,7 +248,7 @@ absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text) {
   absl::Duration days;
   if (const size_t d = text.find('d'); d != absl::string_view::npos) {
     int64_t n = 0;
-    if (!absl::SimpleAtoi(text.substr(0, d), &n) || n < 0 || n > 365 * 100) return invalid;
+    if (!absl::SimpleAtoi(text.substr(0, d), &n) || n < 0 || n > int64_t{365} * 100) return invalid;
     days = absl::Hours(24 * n);
     text = text.substr(d + 1);
     if (text.empty()) return days;

@@ -33,14 +33,14 @@ struct RecordSummary {
   int64_t gpu_pods = 0;
   int64_t lines = 0;
   int64_t gangs = 0;
-  int64_t still_running = 0;  // cut at the end of the window
-  int64_t never_bound = 0;    // left out: no run time to give them
-  int64_t after_end = 0;      // left out: made after the window's end (each is in `problems`)
+  int64_t still_running = 0;    // cut at the end of the window
+  int64_t never_bound = 0;      // left out: no run time to give them
+  int64_t after_end = 0;        // left out: made after the window's end (each is in `problems`)
   int64_t other_namespace = 0;  // left out: not in the namespace asked for
-  int64_t ended_before = 0;   // left out: ended before the window
-  int64_t node_pods = 0;      // left out: DaemonSet and static pods come with their nodes
-  int64_t not_gpu = 0;        // left out with gpu_only
-  int64_t unreadable = 0;     // left out; each is in `problems`
+  int64_t ended_before = 0;     // left out: ended before the window
+  int64_t node_pods = 0;        // left out: DaemonSet and static pods come with their nodes
+  int64_t not_gpu = 0;          // left out with gpu_only
+  int64_t unreadable = 0;       // left out; each is in `problems`
   // Dropped from pods that had them: `simulate` does not model rules between pods.
   int64_t pod_affinity_dropped = 0;
   int64_t spread_dropped = 0;

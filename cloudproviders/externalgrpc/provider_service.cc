@@ -9,7 +9,7 @@ namespace gpua::externalgrpc {
 // Every handler: one call into the provider at a time, its status passed on as is.
 #define GPUA_GRPC_RETURN_IF_ERROR(expr)                  \
   do {                                                   \
-    const absl::Status gpua_status_ = (expr);            \
+    const absl::Status& gpua_status_ = (expr);           \
     if (!gpua_status_.ok()) return ToGrpc(gpua_status_); \
   } while (false)
 

@@ -18,7 +18,8 @@ ProviderFactory SimulatedCloudFactory() {
   };
   f.create = [](const ProviderContext& c) -> absl::StatusOr<std::unique_ptr<CloudProvider>> {
     GPUA_ASSIGN_OR_RETURN(std::vector<NodeGroupConfig> groups, LoadNodeGroupFile(c.cloud_config));
-    return std::unique_ptr<CloudProvider>(std::make_unique<SimulatedCloud>(std::move(groups), *c.clock));
+    return std::unique_ptr<CloudProvider>(
+        std::make_unique<SimulatedCloud>(std::move(groups), *c.clock));
   };
   return f;
 }

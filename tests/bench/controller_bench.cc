@@ -141,8 +141,8 @@ void BM_RunOnce(benchmark::State& state) {
     ManualClock cloud_clock;
     auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
     MemoryLogSink log;
-    auto controller =
-        std::make_unique<Controller>(ControllerSeams{c.source, *cloud, writer, clock, log}, Options());
+    auto controller = std::make_unique<Controller>(
+        ControllerSeams{c.source, *cloud, writer, clock, log}, Options());
     state.ResumeTiming();
     LoopReport r = controller->RunOnce(clock.Now());
     state.PauseTiming();

@@ -127,14 +127,16 @@ nlohmann::json Node(int i) {
 }
 
 nlohmann::json GpuPod(int i) {
-  return {{"metadata", {{"name", absl::StrCat("train-", i)}, {"namespace", "ml"}, {"uid", absl::StrCat("u", i)}}},
-          {"spec",
-           {{"containers",
-             {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
-          {"status",
-           {{"phase", "Pending"},
-            {"conditions",
-             {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}};
+  return {
+      {"metadata",
+       {{"name", absl::StrCat("train-", i)}, {"namespace", "ml"}, {"uid", absl::StrCat("u", i)}}},
+      {"spec",
+       {{"containers",
+         {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
+      {"status",
+       {{"phase", "Pending"},
+        {"conditions",
+         {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}};
 }
 
 double Percentile(std::vector<double> v, double p) {

@@ -93,11 +93,11 @@ std::string NodeGroups() {
                       "    spec:\n      taints: [{key: nvidia.com/gpu, value: present, effect: "
                       "NoSchedule}]\n");
     }
-    absl::StrAppend(
-        &yaml, "    status:\n      allocatable: {cpu: \"64\", memory: 256Gi, pods: \"110\"", gpus,
-        "}\n", "  simulation:\n    provisioningDelay: {p50: 90s, p95: 4m}\n",
-        kind == PoolKind::kCpu ? "" : "    gpuReadyDelay: {p50: 2m, p95: 4m}\n",
-        spot ? "    spotInterruptionsPerHour: 0.01\n" : "");
+    absl::StrAppend(&yaml,
+                    "    status:\n      allocatable: {cpu: \"64\", memory: 256Gi, pods: \"110\"",
+                    gpus, "}\n", "  simulation:\n    provisioningDelay: {p50: 90s, p95: 4m}\n",
+                    kind == PoolKind::kCpu ? "" : "    gpuReadyDelay: {p50: 2m, p95: 4m}\n",
+                    spot ? "    spotInterruptionsPerHour: 0.01\n" : "");
   }
   return yaml;
 }
@@ -125,7 +125,8 @@ std::string TraceText() {
     if (kind == PoolKind::kL4 || kind == PoolKind::kL4Shared) {
       gpu = R"(, "nvidia.com/gpu": "1")";
     } else if (kind == PoolKind::kA100Mig) {
-      gpu = rng() % 3 == 0 ? R"(, "nvidia.com/mig-3g.20gb": "1")" : R"(, "nvidia.com/mig-1g.5gb": "1")";
+      gpu = rng() % 3 == 0 ? R"(, "nvidia.com/mig-3g.20gb": "1")"
+                           : R"(, "nvidia.com/mig-1g.5gb": "1")";
     }
     absl::StrAppend(&text, R"({"at": )", static_cast<int64_t>(at), R"(, "name": "j)", line++,
                     R"(", "count": )", count, R"(, "runFor": )", run,

@@ -15,12 +15,12 @@
 #include <string_view>
 
 #include "kubeobjects/config_map.h"
+#include "kubeobjects/json_text.h"
 #include "kubeobjects/lease.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
 #include "kubeobjects/workloads.h"
-#include "kubeobjects/json_text.h"
 #include "tests/fuzz/repeated_keys.h"
 
 namespace {

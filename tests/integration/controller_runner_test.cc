@@ -298,10 +298,10 @@ users: [{name: plugin, user: {exec: {apiVersion: client.authentication.k8s.io/v1
   const std::string groups = WriteTempFile("hung-exec-groups.yaml", kGroups);
   bool help = false;
   std::string usage;
-  absl::StatusOr<ControllerConfig> config = ParseControllerFlags(
-      {"--kubeconfig=" + kubeconfig, "--cloud-provider=simulated", "--cloud-config=" + groups,
-       "--address=127.0.0.1:0"},
-      &help, &usage);
+  absl::StatusOr<ControllerConfig> config =
+      ParseControllerFlags({"--kubeconfig=" + kubeconfig, "--cloud-provider=simulated",
+                            "--cloud-config=" + groups, "--address=127.0.0.1:0"},
+                           &help, &usage);
   REQUIRE(config.ok());
   RealClock clock;
   std::atomic<bool> stop{false}, returned{false};

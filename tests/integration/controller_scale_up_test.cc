@@ -1,7 +1,6 @@
 // The controller's scale-up against the fake API server and a gRPC plugin over the
 // simulated cloud, one behaviour a scenario, on a manual clock.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -141,8 +140,8 @@ void MigLayoutsSurviveRestart(ControllerOptions options) {
   CHECK(layouts == std::multiset<std::string>{"all-1g.5gb", "all-3g.20gb"});
   // Both nodes given theirs, the book is empty again.
   const nlohmann::json after = h.StatusConfigMap();
-  CHECK(after["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way",
-                                               "") == "{}");
+  CHECK(after["metadata"]["annotations"].value("gpu-autoscaler.io/mig-layouts-on-their-way", "") ==
+        "{}");
 }
 
 TEST_CASE("MIG layouts of nodes asked for survive a restart: no node comes up without its layout",

@@ -281,8 +281,7 @@ std::string DocumentedDefault(const std::string& usage, const std::string& flag)
   return entry.substr(open + 9, entry.rfind(')') - open - 9);
 }
 
-TEST_CASE("deploy/base changes no documented default without a comment that says why",
-          "[deploy]") {
+TEST_CASE("deploy/base changes no documented default without a comment that says why", "[deploy]") {
   bool help = false;
   std::string usage;
   REQUIRE(ParseControllerFlags({"--help"}, &help, &usage).ok());
@@ -499,8 +498,8 @@ TEST_CASE("the simulated overlay is a dry run: it reads, reports, and changes no
   server.Upsert("nodes", {{"metadata", {{"name", "cpu-1"}}}, {"spec", nlohmann::json::object()}});
   MemoryLogSink log;
   CommandArgs args = ArgsOf(Container(Find(objects, "Deployment"), "gpu-autoscaler"));
-  SetFlag(args, "--cloud-config=" +
-                 (kDeploy / "overlays" / "simulated" / "node-groups.yaml").string());
+  SetFlag(args,
+          "--cloud-config=" + (kDeploy / "overlays" / "simulated" / "node-groups.yaml").string());
   RunAsDeployed(args, server, "gpu-autoscaler-dry-run-status", log);
 
   CHECK(log.Contains("Dry run: would record event Normal TriggeredScaleUp on Pod ml/infer-0"));

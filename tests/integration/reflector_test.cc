@@ -9,8 +9,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "tests/support/fake_api_client.h"
 #include "tests/support/eventually.h"
+#include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {

@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 
 #include "absl/strings/str_cat.h"
-
 #include "tests/support/config_files.h"
 #include "tests/support/fake_api_server.h"
 
@@ -37,10 +36,11 @@ TEST_CASE(
   api.Upsert("nodes", {{"metadata", {{"name", "control-plane"}}}});
   // Registered by another example plugin on this cluster, for a group this one does not serve.
   for (const char* other : {"a100", "l4x"}) {
-    api.Upsert("nodes", {{"metadata",
-                          {{"name", absl::StrCat(other, "-0")},
-                           {"labels", {{kSimulatedInstanceLabel, "true"}}}}},
-                         {"spec", {{"providerID", absl::StrCat("sim://", other, "/0")}}}});
+    api.Upsert(
+        "nodes",
+        {{"metadata",
+          {{"name", absl::StrCat(other, "-0")}, {"labels", {{kSimulatedInstanceLabel, "true"}}}}},
+         {"spec", {{"providerID", absl::StrCat("sim://", other, "/0")}}}});
   }
   auto rest = ResolveRestConfig(testing::KubeconfigFor(api.url(), "gpua-registrar.kubeconfig"), "",
                                 ProcessEnv);
@@ -75,7 +75,7 @@ TEST_CASE(
   registrar.Sync();
   CHECK_FALSE(api.Get("nodes", "", "l4-0").has_value());
   CHECK(api.Get("nodes", "", "control-plane").has_value());  // not ours: never touched
-  CHECK(api.Get("nodes", "", "a100-0").has_value());  // another plugin's
+  CHECK(api.Get("nodes", "", "a100-0").has_value());         // another plugin's
   CHECK(api.Get("nodes", "", "l4x-0").has_value());
   CHECK(log.Contains("Registered node l4-0 for instance sim://l4/0"));
   CHECK(log.Contains("Deleted node l4-0: its instance is gone"));

@@ -98,7 +98,8 @@ std::string FakeNodeGroup::AddFailed(InstanceErrorClass error_class, const std::
 
 FakeNodeGroup& FakeCloudProvider::AddGroup(const std::string& id, int min_size, int max_size,
                                            NodeTemplate node_template) {
-  groups_.push_back(std::make_shared<FakeNodeGroup>(id, min_size, max_size, std::move(node_template)));
+  groups_.push_back(
+      std::make_shared<FakeNodeGroup>(id, min_size, max_size, std::move(node_template)));
   return *groups_.back();
 }
 
@@ -114,7 +115,8 @@ absl::StatusOr<std::vector<std::shared_ptr<NodeGroup>>> FakeCloudProvider::NodeG
   return std::vector<std::shared_ptr<NodeGroup>>(groups_.begin(), groups_.end());
 }
 
-absl::StatusOr<std::shared_ptr<NodeGroup>> FakeCloudProvider::NodeGroupForNode(const NodeRef& node) {
+absl::StatusOr<std::shared_ptr<NodeGroup>> FakeCloudProvider::NodeGroupForNode(
+    const NodeRef& node) {
   for (auto& g : groups_) {
     if (g->ever_listed.contains(node.provider_id)) return std::shared_ptr<NodeGroup>(g);
   }

@@ -49,7 +49,7 @@ class FakeNodeGroup : public NodeGroup {
   // A method's name ("IncreaseSize", "DeleteNodes", "Nodes", "TemplateNode", ...) -> what each
   // call to it returns, until erased.
   std::map<std::string, absl::Status> failing;
-  std::vector<int> increases;                    // each IncreaseSize's delta
+  std::vector<int> increases;  // each IncreaseSize's delta
   // Every instance ID it ever listed: a real provider still knows a node of its group by its
   // provider ID once the instance is gone from the listing.
   std::set<std::string> ever_listed;

@@ -8,10 +8,10 @@
 #include <memory>
 #include <string>
 
+#include "autoscaler/controller/mig/mig_layout_assigner.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/model/group_resizer.h"
-#include "autoscaler/controller/mig/mig_layout_assigner.h"
 #include "autoscaler/controller/model/provider_snapshot.h"
 #include "autoscaler/controller/planning/planning_input.h"
 #include "base/log.h"

@@ -70,7 +70,8 @@ absl::StatusOr<EvictionResult> FakeKubeWriter::Evict(const std::string& namespac
   const std::string key = absl::StrCat(namespace_name, "/", pod);
   if (absl::Status s = Call("Evict", key); !s.ok()) return s;
   auto it = eviction_results.find(key);
-  const EvictionResult result = it == eviction_results.end() ? EvictionResult::kEvicted : it->second;
+  const EvictionResult result =
+      it == eviction_results.end() ? EvictionResult::kEvicted : it->second;
   if (result == EvictionResult::kEvicted) {
     evicted.push_back(key);
     eviction_grace[key] = grace;
@@ -92,8 +93,9 @@ absl::Status FakeKubeWriter::Nominate(const std::string& namespace_name, const s
 }
 
 absl::Status FakeKubeWriter::RecordEvent(const EventRecord& event) {
-  absl::Status s = Call("RecordEvent", absl::StrCat(event.object.kind, " ", event.object.namespace_name,
-                                                    "/", event.object.name, " ", event.reason));
+  absl::Status s =
+      Call("RecordEvent", absl::StrCat(event.object.kind, " ", event.object.namespace_name, "/",
+                                       event.object.name, " ", event.reason));
   if (s.ok()) events.push_back(event);
   return s;
 }

@@ -1,8 +1,8 @@
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
 
 #include "absl/time/time.h"
-#include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "autoscaler/controller/planning/resource_limits.h"
+#include "autoscaler/controller/scaledown/scale_down_planner.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

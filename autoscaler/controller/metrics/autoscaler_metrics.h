@@ -5,9 +5,9 @@
 #ifndef GPUA_AUTOSCALER_CONTROLLER_METRICS_AUTOSCALER_METRICS_H_
 #define GPUA_AUTOSCALER_CONTROLLER_METRICS_AUTOSCALER_METRICS_H_
 
+#include "autoscaler/controller/metrics/metrics_registry.h"
 #include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/report/loop_report.h"
-#include "autoscaler/controller/metrics/metrics_registry.h"
 
 namespace gpua {
 

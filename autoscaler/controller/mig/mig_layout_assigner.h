@@ -7,9 +7,9 @@
 #ifndef GPUA_AUTOSCALER_CONTROLLER_MIG_MIG_LAYOUT_ASSIGNER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_MIG_MIG_LAYOUT_ASSIGNER_H_
 
+#include "autoscaler/controller/mig/mig_layout_book.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/kube_writer.h"
-#include "autoscaler/controller/mig/mig_layout_book.h"
 #include "base/log.h"
 
 namespace gpua {

@@ -1,6 +1,7 @@
 // The controller's hands on the cluster (docs/ARCHITECTURE.md's KubeWriter): node taints,
 // cordons, annotations and deletion, pod evictions that respect PodDisruptionBudgets, the
-// node a pending pod is nominated to, Events, and the status ConfigMap. The controller and the simulator act only through this.
+// node a pending pod is nominated to, Events, and the status ConfigMap. The controller and the
+// simulator act only through this.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_MODEL_KUBE_WRITER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_MODEL_KUBE_WRITER_H_
 

@@ -1,7 +1,6 @@
 #include "autoscaler/controller/model/node_state.h"
 
 #include "autoscaler/controller/model/cluster_state.h"
-
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

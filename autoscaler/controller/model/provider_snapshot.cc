@@ -79,9 +79,10 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
   for (const NodeGroupLimits& l : options_.node_groups) {
     const bool listed =
         std::any_of(groups->begin(), groups->end(), [&](const auto& g) { return g->Id() == l.id; });
-    if (!listed)
+    if (!listed) {
       SayOnce(
           absl::StrCat("--nodes names node group ", l.id, ", which the provider does not list"));
+    }
   }
   out.groups.reserve(groups->size());
   for (std::shared_ptr<NodeGroup>& g : *groups) {

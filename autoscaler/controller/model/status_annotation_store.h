@@ -58,8 +58,9 @@ class StatusAnnotationStore {
       return T();
     }
     kept_ = *value;
-    if (!value->empty())
+    if (!value->empty()) {
       log_.Info(absl::StrCat(words_.read_back, ", read back: ", value->ToJson()));
+    }
     return *std::move(value);
   }
 
@@ -67,8 +68,8 @@ class StatusAnnotationStore {
   // each new error) and tried again by the next Keep.
   absl::Status Keep(const T& value) {
     if (kept_.has_value() && value == *kept_) return absl::OkStatus();
-    const absl::Status s = writer_.AnnotateConfigMap(
-        options_.namespace_name, options_.configmap_name, {{words_.annotation, value.ToJson()}});
+    absl::Status s = writer_.AnnotateConfigMap(options_.namespace_name, options_.configmap_name,
+                                               {{words_.annotation, value.ToJson()}});
     if (s.ok()) {
       kept_ = value;
       last_error_.clear();

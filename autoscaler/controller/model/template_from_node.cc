@@ -1,8 +1,8 @@
 #include "autoscaler/controller/model/template_from_node.h"
 
 #include "absl/strings/match.h"
-#include "kubeobjects/node_marks.h"
 #include "estimator/gpu/gpu_resource.h"
+#include "kubeobjects/node_marks.h"
 
 namespace gpua {
 namespace {

@@ -5,9 +5,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/cluster_snapshot.h"
-#include "kubeobjects/node_marks.h"
 #include "estimator/daemonsets.h"
 #include "estimator/gpu/gpu_resource.h"
+#include "kubeobjects/node_marks.h"
 
 namespace gpua {
 namespace {

@@ -17,6 +17,7 @@ std::string Ids(const std::vector<Instance>& instances) {
 bool StaleInstanceCleaner::Delete(const GroupState& g, const std::vector<Instance>& instances,
                                   absl::string_view why, GroupResizer& groups) {
   std::vector<NodeRef> refs;
+  refs.reserve(instances.size());
   for (const Instance& i : instances) refs.push_back({i.id, "", {}, {}});
   const absl::Status s = groups.DeleteNodes(g.id(), refs);
   if (s.ok()) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "autoscaler/controller/increase/scale_up_actuator.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/pending_pods.h"
 #include "autoscaler/controller/model/preemptions.h"
@@ -18,7 +19,6 @@
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/increase/scale_up_actuator.h"
 #include "autoscaler/controller/status/status_report.h"
 
 namespace gpua {

@@ -39,9 +39,9 @@ std::optional<RemovalBudget::Refusal> RemovalBudget::Refuses(int i) {
   }
   const NodeUsage u = nodes_.UsageOf(s.node, gpu_label_);
   if (cores_ - u.cores < limits_.cores.min) {
-    return Refusal{"MinimalResourceLimitExceeded",
-                   absl::StrCat("the cluster would fall under its minimum of ", limits_.cores.min,
-                                " cores")};
+    return Refusal{
+        "MinimalResourceLimitExceeded",
+        absl::StrCat("the cluster would fall under its minimum of ", limits_.cores.min, " cores")};
   }
   if (memory_ - u.memory_bytes < limits_.memory_bytes.min) {
     return Refusal{"MinimalResourceLimitExceeded",

@@ -39,8 +39,9 @@ void ScaleDownActuator::Mark(const ScaleDownPlan& plan, const ClusterState& stat
     const std::string& name = state.nodes[i].node->node.name;
     const absl::Status s =
         writer_.AddTaint(name, {kDeletionCandidateTaint, now, TaintEffect::kPreferNoSchedule});
-    if (!s.ok())
+    if (!s.ok()) {
       log_.Warning(absl::StrCat("Marking node ", name, " unneeded failed: ", s.message()));
+    }
   }
   for (int i : plan.unmark) {
     const std::string& name = state.nodes[i].node->node.name;
@@ -179,8 +180,9 @@ void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& repor
     const Instance* instance = InstanceOf(s, state);
     if (instance == nullptr) {  // the instance is gone: so is the node, but for its object
       const absl::Status st = writer_.DeleteNode(s.node->node.name);
-      if (!st.ok())
+      if (!st.ok()) {
         log_.Warning(absl::StrCat("Deleting node object ", s.node->node.name, ": ", st.message()));
+      }
       continue;
     }
     if (instance->state == InstanceState::kDeleting) continue;  // on its way

@@ -19,9 +19,9 @@
 #include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/model/group_resizer.h"
 #include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/controller/model/preemptions.h"
 #include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/scaledown/scale_down_planner.h"
-#include "autoscaler/controller/model/preemptions.h"
 #include "base/log.h"
 
 namespace gpua {

@@ -1,7 +1,7 @@
 #include "autoscaler/controller/spot/homeless_pods.h"
 
-#include "autoscaler/controller/planning/drain_facts.h"
 #include "autoscaler/controller/model/preemptions.h"
+#include "autoscaler/controller/planning/drain_facts.h"
 
 namespace gpua {
 

@@ -14,10 +14,9 @@ void ClusterHealthReporter::Report(const ClusterState& state) {
   }
   log_.Warning(absl::StrCat("The cluster is unhealthy, no scaling until it recovers: ",
                             state.unhealthy_reason));
-  (void)writer_.RecordEvent(StatusEvent(options_.namespace_name, options_.configmap_name,
-                                        "Warning", event_reason::kClusterUnhealthy,
-                                        absl::StrCat("Cluster is unhealthy: ",
-                                                     state.unhealthy_reason)));
+  (void)writer_.RecordEvent(StatusEvent(
+      options_.namespace_name, options_.configmap_name, "Warning", event_reason::kClusterUnhealthy,
+      absl::StrCat("Cluster is unhealthy: ", state.unhealthy_reason)));
 }
 
 }  // namespace gpua

@@ -29,13 +29,13 @@ std::string ApiTime(absl::Time t) {
 // nulls would read back as something else.
 bool PlainWord(const std::string& s) {
   static const absl::flat_hash_set<absl::string_view> kNotStrings = {
-      "y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no",   "No",   "NO",   "true",  "True",
-      "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null",
-      "NULL"};
+      "y",  "Y",    "yes",  "Yes",  "YES",   "n",     "N",     "no", "No",
+      "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On",
+      "ON", "off",  "Off",  "OFF",  "null",  "Null",  "NULL"};
   if (s.empty() || !absl::ascii_isalpha(static_cast<unsigned char>(s[0]))) return false;
   for (char c : s) {
-    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' &&
-        c != '.' && c != '/') {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+        c != '/') {
       return false;
     }
   }

@@ -46,9 +46,9 @@ TEST_CASE("the stderr sink stamps lines with the clock it is given, as klog does
   log.Error("second line");
   std::cerr.rdbuf(stderr_buffer);
   const std::string pid = absl::StrFormat("%7d", getpid());
-  CHECK(captured.str() ==
-        absl::StrCat("I1201 10:00:00.000000 ", pid, " gpu-autoscaler] first line\n",
-                     "E1201 10:00:01.000250 ", pid, " gpu-autoscaler] second line\n"));
+  CHECK(captured.str() == absl::StrCat("I1201 10:00:00.000000 ", pid,
+                                       " gpu-autoscaler] first line\n", "E1201 10:00:01.000250 ",
+                                       pid, " gpu-autoscaler] second line\n"));
 }
 
 TEST_CASE("a sleep that may be stopped returns early once stopped", "[clock]") {

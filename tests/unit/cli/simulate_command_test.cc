@@ -200,8 +200,7 @@ TEST_CASE("simulate with no files runs the bundled example week, with its sweep"
   }
 }
 
-TEST_CASE("simulate with no files and an idle timeout given runs that one setting",
-          "[simulate]") {
+TEST_CASE("simulate with no files and an idle timeout given runs that one setting", "[simulate]") {
   const Ran r = Simulate({"--until", "6h", "--output", "json", "--scale-down-unneeded-time=2m"});
   INFO(r.err);
   REQUIRE(r.code == 0);

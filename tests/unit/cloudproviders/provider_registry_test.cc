@@ -91,8 +91,8 @@ TEST_CASE("a new provider is one Add: twice, nameless or without a factory is re
   CHECK_FALSE(r.Add(no_create).ok());
   CHECK(r.Names() == std::vector<std::string>{"test"});
   CHECK(r.CheckAutoDiscovery("test", {"aws:x"}).message() == "only test: specs");
-  ProviderContext c{.cloud_config = "x", .auto_discovery = {"test:zone=a"}, .clock = nullptr,
-                    .log = nullptr};
+  ProviderContext c{
+      .cloud_config = "x", .auto_discovery = {"test:zone=a"}, .clock = nullptr, .log = nullptr};
   CHECK(r.Create("test", c).status().code() == absl::StatusCode::kUnimplemented);
   CHECK(built == 1);
 }

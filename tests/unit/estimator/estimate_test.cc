@@ -376,8 +376,8 @@ TEST_CASE("a nominated pod is placed on its own node before any other pod", "[es
   const std::vector<PodSpec> pods = {GpuPodFor("first", {"v100"}), GpuPodFor("promised", {"v100"})};
   EstimateOptions options;
   options.nominated = {-1, 0};
-  const ScaleUpPlan plan = testing::Plan(pods, {v100}, {UpcomingOf(v100, "upcoming-v100-0")},
-                                         "least-waste", options);
+  const ScaleUpPlan plan =
+      testing::Plan(pods, {v100}, {UpcomingOf(v100, "upcoming-v100-0")}, "least-waste", options);
   REQUIRE(plan.on_existing.size() == 1);
   CHECK(plan.on_existing[0].pod == 1);
   CHECK(plan.on_existing[0].node_index == 0);

@@ -30,21 +30,18 @@ TEST_CASE("a plugin that never answers is killed at its deadline, with what it s
   RealClock clock;
   std::atomic<bool> cancelled{false};
   // The shell's child holds the output open: killing the shell alone would not end the read.
-  const absl::StatusOr<std::string> out =
-      RunExecCredentialPlugin(Shell("sleep 600; echo late"), absl::Milliseconds(300), clock,
-                              cancelled);
+  const absl::StatusOr<std::string> out = RunExecCredentialPlugin(
+      Shell("sleep 600; echo late"), absl::Milliseconds(300), clock, cancelled);
   REQUIRE_FALSE(out.ok());
   CHECK(out.status().code() == absl::StatusCode::kUnauthenticated);
-  CHECK(std::string(out.status().message()) ==
-        "exec plugin sh: no answer within 300ms; killed it");
+  CHECK(std::string(out.status().message()) == "exec plugin sh: no answer within 300ms; killed it");
 }
 
 TEST_CASE("a plugin waiting on its stdin gets none: it runs unattended", "[kube][exec]") {
   RealClock clock;
   std::atomic<bool> cancelled{false};
-  const absl::StatusOr<std::string> out =
-      RunExecCredentialPlugin(Shell("read line; echo \"got [$line]\""), absl::Seconds(30), clock,
-                              cancelled);
+  const absl::StatusOr<std::string> out = RunExecCredentialPlugin(
+      Shell("read line; echo \"got [$line]\""), absl::Seconds(30), clock, cancelled);
   REQUIRE(out.ok());
   CHECK(*out == "got []\n");
 }

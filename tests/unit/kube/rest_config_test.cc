@@ -117,8 +117,8 @@ TEST_CASE("a broken kubeconfig names the file, the entry and the field", "[kube]
 TEST_CASE("a tokenFile that cannot be read is an error naming the field, not silent 401s",
           "[kube][config]") {
   TempDir dir;
-  auto missing = LoadKubeconfig(
-      dir.Write("config", Kubeconfig(", tokenFile: /nonexistent-gpua/token")), "");
+  auto missing =
+      LoadKubeconfig(dir.Write("config", Kubeconfig(", tokenFile: /nonexistent-gpua/token")), "");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(std::string(missing.status().message()),
              Catch::Contains("users[0].user.tokenFile: /nonexistent-gpua/token: cannot open"));
@@ -142,8 +142,9 @@ TEST_CASE("insecure-skip-tls-verify is honoured with a warning that names the cl
   REQUIRE(c.ok());
   CHECK(c->insecure_skip_tls_verify);
   REQUIRE(c->warnings.size() == 1);
-  CHECK_THAT(c->warnings[0], Catch::Contains("config: cluster prod-cluster: insecure-skip-tls-verify "
-                                             "is set: the API server's certificate is not checked"));
+  CHECK_THAT(c->warnings[0],
+             Catch::Contains("config: cluster prod-cluster: insecure-skip-tls-verify "
+                             "is set: the API server's certificate is not checked"));
   CHECK(LoadKubeconfig(dir.Write("config", Kubeconfig()), "")->warnings.empty());
 }
 

@@ -19,8 +19,8 @@ TEST_CASE("labels of points close together cover neither each other nor a marker
   // Five settings of a sweep whose cost and wait differ by a few pixels.
   std::vector<LabelRequest> requests;
   for (int i = 0; i < 5; ++i) {
-    requests.push_back({300.0 + 4 * i, 120.0 + 3 * i, 6,
-                        absl::StrCat("scale-down-unneeded-time=", i * 5, "m")});
+    requests.push_back(
+        {300.0 + 4 * i, 120.0 + 3 * i, 6, absl::StrCat("scale-down-unneeded-time=", i * 5, "m")});
   }
   const std::vector<PlacedLabel> labels = PlaceLabels(requests, area);
   REQUIRE(labels.size() == requests.size());
@@ -30,15 +30,15 @@ TEST_CASE("labels of points close together cover neither each other nor a marker
     for (size_t j = 0; j < labels.size(); ++j) {
       if (j != i) CHECK_FALSE(labels[i].box.Overlaps(labels[j].box));
       const LabelRequest& r = requests[j];
-      CHECK_FALSE(labels[i].box.Overlaps({r.x - r.radius, r.y - r.radius, 2 * r.radius, 2 * r.radius}));
+      CHECK_FALSE(
+          labels[i].box.Overlaps({r.x - r.radius, r.y - r.radius, 2 * r.radius, 2 * r.radius}));
     }
   }
 }
 
 TEST_CASE("a label at the chart's right edge goes to its point's left", "[sim][report]") {
   const Box area{64, 16, 676, 240};
-  const std::vector<PlacedLabel> labels =
-      PlaceLabels({{730, 100, 6, "whole-gpus"}}, area);
+  const std::vector<PlacedLabel> labels = PlaceLabels({{730, 100, 6, "whole-gpus"}}, area);
   REQUIRE(labels.size() == 1);
   CHECK(Inside(labels[0].box, area));
   CHECK(labels[0].box.x + labels[0].box.width < 730);

@@ -148,8 +148,8 @@ TEST_CASE("durations: seconds, Go-style durations and a leading count of days", 
 }
 
 std::string Line(const std::string& at, const std::string& name, int count = 1) {
-  return std::string(R"({"at": ")") + at + R"(", "name": ")" + name +
-         R"(", "count": )" + std::to_string(count) + R"(, "runFor": "1h", "pod": )" + kPod + "}\n";
+  return std::string(R"({"at": ")") + at + R"(", "name": ")" + name + R"(", "count": )" +
+         std::to_string(count) + R"(, "runFor": "1h", "pod": )" + kPod + "}\n";
 }
 
 TEST_CASE("a pod named on two lines is an error naming both, whenever each arrives", "[trace]") {
@@ -165,8 +165,8 @@ TEST_CASE("a pod named on two lines is an error naming both, whenever each arriv
   CHECK_THAT(ErrorOf(Line("0s", "etl-2") + Line("5m", "etl", 3)),
              Catch::StartsWith("week.jsonl line 2: pod default/etl-2 is named on line 1 too"));
   // Past the count, padded, or in another namespace: other pods.
-  CHECK(ParseTrace(Line("0s", "etl", 3) + Line("5m", "etl-3") + Line("5m", "etl-01"),
-                   "week.jsonl", ".")
+  CHECK(ParseTrace(Line("0s", "etl", 3) + Line("5m", "etl-3") + Line("5m", "etl-01"), "week.jsonl",
+                   ".")
             .ok());
   const std::string other_ns = std::string(R"({"at": "0s", "name": "infer", "namespace": "b", )") +
                                R"("runFor": "1h", "pod": )" + kPod + "}\n";

@@ -125,8 +125,7 @@ TEST_CASE("an increase of a MIG pool keeps its layouts in the cluster first, the
   ScaleUpRequest r = ActuatorFixture::Replacement("a100-0");
   r.mig_layouts = {"all-3g.40gb"};
   REQUIRE(f.Ask(r).front().status.ok());
-  CHECK(f.writer.calls.front() ==
-        "AnnotateConfigMap kube-system/cluster-autoscaler-status");
+  CHECK(f.writer.calls.front() == "AnnotateConfigMap kube-system/cluster-autoscaler-status");
   CHECK(f.kept.mig.book().Of("h100") == std::vector<std::string>{"all-3g.40gb"});
 }
 

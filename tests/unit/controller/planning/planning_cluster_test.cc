@@ -62,7 +62,7 @@ TEST_CASE(
 
   const PlanningCluster cluster = BuildPlanningCluster(view, state, {}, {}, rooms);
 
-  REQUIRE(cluster.nodes.size() == 2);  // the starting node and one upcoming
+  REQUIRE(cluster.nodes.size() == 2);       // the starting node and one upcoming
   const Node& starting = cluster.nodes[0];  // its props are made by the snapshot, from these
   CHECK(starting.labels.at("pool") == "train");
   REQUIRE(starting.taints.size() == 1);

@@ -83,9 +83,7 @@ struct Fixture {
   // What the loop keeps, new; the planner reads its running-node cache.
   LoopMemory Memory() { return LoopMemory(writer, loop_options, log); }
   // The loop's input at `now` on the state built last.
-  PlanningInput Input(LoopMemory& loop, absl::Time now) {
-    return {view, state, groups, loop, now};
-  }
+  PlanningInput Input(LoopMemory& loop, absl::Time now) { return {view, state, groups, loop, now}; }
   // Warm capacity of a CapacityBuffer: `n` placeholders asking for `requests` each.
   void Warm(int n, const ResourceList& requests) {
     for (int i = 0; i < n; ++i) {
@@ -347,8 +345,8 @@ TEST_CASE("a loop simulates at most the non-empty candidates count of drains, an
   ScaleDownMemory kept;  // when each node's drain was last simulated, loop to loop
   std::vector<std::string> order;
   for (int loop = 0; loop < 4; ++loop) {
-    const ScaleDownPlan plan = planner.Plan(
-        f.Input(loop_memory, kNow + absl::Seconds(10 * loop)), {0, 0, {}}, kept);
+    const ScaleDownPlan plan =
+        planner.Plan(f.Input(loop_memory, kNow + absl::Seconds(10 * loop)), {0, 0, {}}, kept);
     REQUIRE(plan.judged.size() == 1);  // the others wait their turn, unjudged
     order.push_back(f.state.nodes[plan.judged[0].node].node->node.name);
     CHECK(plan.unmark.empty());  // a marked node not judged this loop keeps its mark

@@ -34,7 +34,8 @@ TEST_CASE("an unhealthy cluster is said once with ClusterUnhealthy, and its reco
   health.Report(state);
   CHECK(writer.events.size() == 1);
   int resumed = 0;
-  for (const std::string& line : log.lines()) resumed += line.find("scaling resumes") != std::string::npos;
+  for (const std::string& line : log.lines())
+    resumed += line.find("scaling resumes") != std::string::npos;
   CHECK(resumed == 1);
 }
 
