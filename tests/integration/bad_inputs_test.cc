@@ -1,6 +1,6 @@
 // The corpus of bad inputs (tests/bad_inputs/cases): each case is a command line a new user
 // might type, with the files it names, and what the real binary must answer: the exit status
-// of the table in README.md ("Exit statuses") and the words of the error (on stderr, or in
+// of the table in docs/limits-and-refusals.md and the words of the error (on stderr, or in
 // plugin-check's report). A case that crashes,
 // hangs past a minute, or answers with other words fails. Large and deep inputs are made here,
 // not committed.
