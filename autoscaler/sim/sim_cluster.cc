@@ -21,10 +21,6 @@ std::string NodeName(absl::string_view provider_id) {
   return name;
 }
 
-std::string JobKey(const PodSpec& pod) {
-  return absl::StrCat(pod.namespace_name, "/", pod.owner.has_value() ? pod.owner->name : "");
-}
-
 void SetTaint(std::vector<Taint>& taints, const Taint& taint) {
   for (Taint& t : taints) {
     if (t.key == taint.key) {
@@ -76,28 +72,13 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
   }
   PatchPods(view);
   PatchNodePods(view);
-  for (const auto& [key, ref] : patch_.jobs) {
-    auto job = jobs_.find(key);
-    if (job == jobs_.end()) {
-      view.workloads.erase(ref);
-    } else {
-      view.workloads[ref] = job->second.workload;
-    }
-  }
-  if (patch_.budgets) {
-    view.pdbs.clear();
-    for (const auto& [key, job] : jobs_) {
-      if (job.min_available.has_value()) view.pdbs.push_back(Budget(key, job));
-    }
-    patch_.budgets = false;
-  }
+  jobs_.PatchView(view);
   patch_.pods.clear();
   patch_.node_pods.clear();
   if (patch_.config_maps) {
     view.config_maps.clear();
     for (const auto& [key, cm] : config_maps_) view.config_maps.push_back(cm);
   }
-  patch_.jobs.clear();
   patch_.nodes = false;
   patch_.config_maps = false;
   return view_;
@@ -178,25 +159,7 @@ void SimCluster::Publish(SimNode& node, NodeObject object) {
   ++room_version_;
   if (same_admission) return;
   node.admits.clear();
-  NodeChanged(node.object->node.name);
-}
-
-void SimCluster::NodeChanged(const std::string& name) {
-  ++nodes_version_;
-  node_changes_.push_back(name);
-  if (node_changes_.size() > kNodeChangesKept) {
-    node_changes_.pop_front();
-    ++first_logged_version_;
-  }
-}
-
-bool SimCluster::NodesChangedSince(int64_t version, std::vector<std::string>* names) const {
-  if (version + 1 < first_logged_version_) return false;
-  for (auto it = node_changes_.begin() + (version + 1 - first_logged_version_);
-       it != node_changes_.end(); ++it) {
-    names->push_back(*it);
-  }
-  return true;
+  node_changes_.Note(node.object->node.name);
 }
 
 void SimCluster::Advertise(SimNode& node, NodeObject& object) {
@@ -325,7 +288,7 @@ void SimCluster::RemoveNode(const std::string& name) {
   for (const std::string& key : pods) Recreate(Remove(key));
   patch_.nodes = true;
   patch_.node_pods.insert(name);
-  NodeChanged(name);
+  node_changes_.Note(name);
   absl::erase_if(node_of_machine_, [&](const auto& known) { return known.second == it; });
   nodes_.erase(it);
 }
@@ -420,43 +383,13 @@ absl::StatusOr<EvictionResult> SimCluster::Evict(const std::string& namespace_na
     ++accounts_.evictions_refused;
     return EvictionResult::kBlockedByBudget;
   }
-  CountHealthy(pod, -1);
+  jobs_.CountHealthy(pod.object->spec, -1);
   pod.stopping = true;
   UpdatePod(pod, [](PodObject& p) { p.terminating = true; });
   const absl::Duration own = pod.object->termination_grace.value_or(absl::Seconds(30));
   const absl::Duration wait = grace.has_value() ? std::min(*grace, own) : own;
   due_.push({clock_.Now() + wait, it->first, pod.incarnation, PodEnd::kStopped});
   return EvictionResult::kEvicted;
-}
-
-std::shared_ptr<const PdbObject> SimCluster::BudgetOf(const SimPod& pod) const {
-  const std::string key = JobKey(pod.object->spec);
-  auto job = jobs_.find(key);
-  if (job == jobs_.end() || !job->second.min_available.has_value()) return nullptr;
-  return Budget(key, job->second);
-}
-
-std::shared_ptr<const PdbObject> SimCluster::Budget(const std::string& job_key,
-                                                    const SimJob& job) const {
-  if (job.budget == nullptr) {
-    auto pdb = std::make_shared<PdbObject>();
-    pdb->namespace_name = job.workload->namespace_name;
-    pdb->name = job.workload->name;
-    pdb->selector = LabelSelector{{Requirement{kJobNameLabel, SelectorOp::kIn, {pdb->name}}}};
-    pdb->disruptions_allowed = std::max(0, job.healthy - *job.min_available);
-    pdb->resource_version = absl::StrCat(job_key, "@", job.healthy);
-    job.budget = std::move(pdb);
-  }
-  return job.budget;
-}
-
-void SimCluster::CountHealthy(const SimPod& pod, int delta) {
-  auto job = jobs_.find(JobKey(pod.object->spec));
-  if (job == jobs_.end()) return;
-  job->second.healthy += delta;
-  if (!job->second.min_available.has_value()) return;
-  job->second.budget = nullptr;
-  patch_.budgets = true;
 }
 
 absl::Status SimCluster::RecordEvent(const EventRecord&) {
@@ -547,20 +480,7 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
   pod.request = *shape_requests_[shape];
   pod.object = std::make_shared<const PodObject>(std::move(object));
   const std::string key = pod.object->spec.Key();
-  SimJob& job = jobs_[JobKey(pod.object->spec)];
-  if (job.workload == nullptr) {
-    auto w = std::make_shared<WorkloadObject>();
-    w->kind = "Job";
-    w->namespace_name = pod.object->spec.namespace_name;
-    w->name = pod.object->spec.owner->name;
-    w->uid = pod.object->spec.owner->uid;
-    w->replicas = arrival.count;
-    patch_.jobs[JobKey(pod.object->spec)] = WorkloadRef(w->kind, w->namespace_name, w->name);
-    job.workload = std::move(w);
-    job.min_available = arrival.min_available;
-    patch_.budgets |= job.min_available.has_value();
-  }
-  ++job.alive;
+  jobs_.PodCreated(pod.object->spec, arrival.count, arrival.min_available);
   const int64_t seq = pod.seq;
   pending_[{now, seq}] = pods_.insert_or_assign(key, std::move(pod)).first;
   PodChanged(key, "");
@@ -602,7 +522,7 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   });
   pod.bound = now;
   pod.node = node_name;
-  CountHealthy(pod, +1);
+  jobs_.CountHealthy(pod.object->spec, +1);
   SubtractFrom(node.free, pod.request);
   node.pods.emplace(key, &pod);
   PodChanged(key, node_name);
@@ -652,16 +572,7 @@ SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may na
       node.gpus_used -= pod.gpus;
     }
   }
-  // A Job with no pod left is gone (a lost pod's Job makes it again at once): the view
-  // lists the Jobs there are, not every one the trace ever had.
-  if (!pod.node.empty() && !pod.stopping) CountHealthy(pod, -1);
-  auto job = jobs_.find(JobKey(pod.object->spec));
-  if (job != jobs_.end() && --job->second.alive <= 0) {
-    const WorkloadObject& w = *job->second.workload;
-    patch_.jobs[job->first] = WorkloadRef(w.kind, w.namespace_name, w.name);
-    patch_.budgets |= job->second.min_available.has_value();
-    jobs_.erase(job);
-  }
+  jobs_.PodGone(pod.object->spec, !pod.node.empty() && !pod.stopping);
   return pod;
 }
 

@@ -8,7 +8,6 @@
 #ifndef GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
 #define GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
 
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,7 +21,9 @@
 #include "absl/container/flat_hash_set.h"
 #include "autoscaler/controller/model/cluster_source.h"
 #include "autoscaler/controller/model/kube_writer.h"
+#include "autoscaler/sim/node_change_log.h"
 #include "autoscaler/sim/share_spread.h"
+#include "autoscaler/sim/sim_jobs.h"
 #include "autoscaler/sim/trace.h"
 #include "autoscaler/sim/warm_buffers.h"
 #include "base/clock.h"
@@ -156,12 +157,13 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // room, so it leaves the version as it is.
   int64_t room_version() const { return room_version_; }
   // Goes up whenever a node comes, goes, or changes what it may admit.
-  int64_t nodes_version() const { return nodes_version_; }
+  int64_t nodes_version() const { return node_changes_.version(); }
   // Adds to `names` the nodes that came, went or changed after `version`, so a list of nodes
   // can follow them instead of being made again; false when those changes are no longer
-  // all remembered (the last kNodeChangesKept are).
-  bool NodesChangedSince(int64_t version, std::vector<std::string>* names) const;
-  static constexpr size_t kNodeChangesKept = 4096;
+  // all remembered (the last NodeChangeLog::kKept are).
+  bool NodesChangedSince(int64_t version, std::vector<std::string>* names) const {
+    return node_changes_.ChangedSince(version, names);
+  }
   bool IsBound(const std::string& key) const;
   void Bind(const std::string& key, const std::string& node);
   // Marks it PodScheduled=False/Unschedulable (its nominated node cleared), found no node at
@@ -177,7 +179,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   const ClusterAccounts& accounts() const { return accounts_; }
   // The PodDisruptionBudget over the pod's Job as it stands now (disruptionsAllowed
   // counted); null when the Job has none.
-  std::shared_ptr<const PdbObject> BudgetOf(const SimPod& pod) const;
+  std::shared_ptr<const PdbObject> BudgetOf(const SimPod& pod) const {
+    return jobs_.BudgetOf(pod.object->spec);
+  }
   absl::Time now() const { return clock_.Now(); }
   // Node time in a shared pool beyond the nodes its running shares would fill, packed.
   absl::Duration ShareSpreadTime(const std::string& group) const {
@@ -194,21 +198,6 @@ class SimCluster : public ClusterSource, public KubeWriter {
     bool operator>(const DuePod& o) const { return std::tie(at, key) > std::tie(o.at, o.key); }
   };
 
-  // A Job of the trace while it has pods, and its PodDisruptionBudget, if it has one, whose
-  // status the disruption controller would count from its pods: those bound and not
-  // terminating are healthy, and it allows what they have beyond minAvailable.
-  struct SimJob {
-    std::shared_ptr<const WorkloadObject> workload;
-    int alive = 0;
-    std::optional<int> min_available;
-    int healthy = 0;
-    mutable std::shared_ptr<const PdbObject> budget;  // made again when healthy changes
-  };
-  // A pod's Job's healthy count goes up or down by `delta`.
-  void CountHealthy(const SimPod& pod, int delta);
-  // The budget's object, made when it changed.
-  std::shared_ptr<const PdbObject> Budget(const std::string& job_key, const SimJob& job) const;
-
   void AddPendingPod(const TraceArrival& arrival, const std::string& name, int incarnation);
   void AddNode(const std::string& name, const Machine& m, bool gpus_ready, bool noticed);
   // Sets what the node advertises from its labels and readiness; its pods' room stays taken.
@@ -223,8 +212,6 @@ class SimCluster : public ClusterSource, public KubeWriter {
   void RemoveNode(const std::string& name);
   // Its machine gone, the node's object stays NotReady and unreachable; its pods go.
   void Orphan(SimNode& node, absl::Time until);
-  // A new nodes_version(), made by a change to the node.
-  void NodeChanged(const std::string& name);
   // Applies `change` to a copy of the node and publishes it.
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
   void Publish(SimNode& node, NodeObject object);
@@ -256,11 +243,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   int64_t seq_ = 0;
   int64_t sync_round_ = 0;
   int64_t room_version_ = 0;
-  int64_t nodes_version_ = 0;
-  // node_changes_[k] is the node whose change made version first_logged_version_ + k.
-  std::deque<std::string> node_changes_;
-  int64_t first_logged_version_ = 1;
-  std::map<std::string, SimJob> jobs_;
+  NodeChangeLog node_changes_;
+  SimJobs jobs_;
   std::priority_queue<DuePod, std::vector<DuePod>, std::greater<DuePod>> due_;
   std::map<std::string, double> gpus_in_use_;
   std::map<std::string, int> gang_bound_;
@@ -270,12 +254,10 @@ class SimCluster : public ClusterSource, public KubeWriter {
   // What changed since the view was last handed out: rebuilding it from every pod each loop
   // was a fifth of the loop.
   struct ViewPatch {
-    absl::flat_hash_set<std::string> pods;               // keys of pods that came, went or changed
-    absl::flat_hash_set<std::string> node_pods;          // nodes whose bound pods changed
-    absl::flat_hash_map<std::string, std::string> jobs;  // Jobs that came or went -> their ref
+    absl::flat_hash_set<std::string> pods;       // keys of pods that came, went or changed
+    absl::flat_hash_set<std::string> node_pods;  // nodes whose bound pods changed
     bool nodes = true;
     bool config_maps = false;
-    bool budgets = false;
   };
   mutable ViewPatch patch_;
   // The ConfigMaps the controller wrote (its status, with the intent kept there), by

@@ -63,7 +63,7 @@ TEST_CASE(
 
 TEST_CASE(
     "the cluster remembers which nodes changed what they admit, for its last "
-    "kNodeChangesKept versions") {
+    "NodeChangeLog::kKept versions") {
   ManualClock clock;
   const std::vector<NodeGroupConfig> groups = CpuGroups();
   SimCluster cluster(groups, clock);
@@ -84,7 +84,7 @@ TEST_CASE(
   REQUIRE(cluster.Annotate("cpu-a", "note", "x").ok());
   CHECK(cluster.nodes_version() == marked);
 
-  for (size_t i = 0; i < SimCluster::kNodeChangesKept; ++i) {
+  for (size_t i = 0; i < NodeChangeLog::kKept; ++i) {
     REQUIRE(cluster.SetUnschedulable("cpu-a", i % 2 == 0).ok());
   }
   changed.clear();
