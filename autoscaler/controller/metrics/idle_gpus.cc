@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "autoscaler/controller/scaledown/scale_down_planner.h"
+#include "autoscaler/controller/planning/node_use.h"
 
 namespace gpua {
 

@@ -35,48 +35,16 @@
 #include "autoscaler/controller/model/controller_options.h"
 #include "autoscaler/controller/planning/planning_input.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
+#include "autoscaler/controller/scaledown/node_judge.h"
 #include "autoscaler/controller/scaledown/pending_replacement.h"
 #include "autoscaler/controller/scaledown/replacement_planner.h"
+#include "autoscaler/controller/scaledown/scale_down_memory.h"
 #include "autoscaler/controller/status/status_report.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/node_utilization.h"
 #include "estimator/static_admissions.h"
 
 namespace gpua {
-
-struct NodeJudgement {
-  int node = -1;  // index into ClusterState::nodes
-  bool unneeded = false;
-  absl::Time unneeded_since = absl::InfiniteFuture();
-  // Why it is not unneeded (cluster-autoscaler's unremovable reasons: NotUnderutilized,
-  // ScaleDownDisabledAnnotation, NoPlaceToMovePods, NotEnoughPdb, ...), a name that lives as
-  // long as the program, and in words.
-  absl::string_view reason;
-  std::string Detail() const;
-  // The words for any reason but NotUnderutilized, whose words Detail() makes from the
-  // utilization and `threshold` when asked: every busy node is judged every loop.
-  std::string detail;
-  double threshold = 0;
-  NodeUtilization utilization;
-  bool utilization_known = false;  // worked out (not for unready nodes, nor ones cut short)
-  std::vector<PodPtr> to_evict;    // the pods that move
-  bool removed_now = false;        // its removal starts this loop
-  // Its pods would move, but this loop's drain simulations were spent on other nodes
-  // (--scale-down-non-empty-candidates-count): judged again in a later loop, its mark kept.
-  bool deferred = false;
-  // At or over its threshold, it goes because its pods fit on the nodes that stay and lose
-  // less than --consolidation-payback (scaledown/disruption.h).
-  bool consolidated = false;
-  // A busy GPU node that was tried for consolidation and stays: why (Detail() adds it).
-  std::string consolidation;
-  // The node-time its moving pods would lose (scaledown/disruption.h); zero when not worked out.
-  absl::Duration lost;
-  // A ready GPU node whose pods would all move (no gang among them) but fit on no node that
-  // stays: one new node might replace it (replacement_planner.h).
-  bool replaceable = false;
-  // For a replaceable node: what its pods would lose when drained after a replacement came.
-  absl::Duration lost_when_replaced;
-};
 
 struct NodeRemoval {
   int node = -1;
@@ -97,40 +65,6 @@ struct ScaleDownPlan {
   // The judged nodes that one new node might replace, when no replacement is under way.
   std::vector<ReplaceableNode> replaceable;
 };
-
-// When scaling last happened: the cooldowns start from these.
-struct CooldownStarts {
-  absl::Time last_scale_up = absl::InfinitePast();
-  absl::Time last_delete = absl::InfinitePast();
-  absl::Time last_failure = absl::InfinitePast();
-};
-
-// What the scale-down planner keeps from one loop to the next, handed in and taken back.
-struct ScaleDownMemory {
-  // When scaling last happened: the cooldowns start from these. The loop sets them.
-  CooldownStarts cooldown_starts;
-  // When each node last had its drain simulated, so a bounded loop gets round to all: the
-  // one thing kept that changes what a later loop judges first.
-  absl::flat_hash_map<std::string, absl::Time> drain_judged_at;
-  // The nodes pods may move to, so that their storage is reused.
-  ClusterSnapshot snapshot{{}};
-  // Which nodes' labels and taints admit which pods.
-  StaticAdmissions admissions;
-  // The replacement under way, if any: the step starts and ends it, the planner keeps its node.
-  std::optional<PendingReplacement> replacement;
-  // After one was given up, no other starts before this: its nodes failed to come or to go,
-  // and asking again at once would churn.
-  absl::Time no_replacement_until = absl::InfinitePast();
-};
-
-// A node's GPUs: its own inventory, else its group template's; null for a node without GPUs.
-const GpuInventory* NodeGpus(const NodeStatus& node, const ProviderGroup& group);
-
-// How used a node of `group` is (its own GPU inventory, else its template's); kept in `cache`
-// while nothing on the node changes.
-NodeUtilization UtilizationOf(const NodeStatus& node, const ProviderGroup& group,
-                              const ClusterView& view, bool ignore_daemonsets,
-                              RunningNodeCache& cache);
 
 // What scale-down takes from the rest of its loop.
 struct AfterScaleUp {
