@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/node_room.h"
 
 namespace gpua {

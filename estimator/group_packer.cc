@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/node_filler.h"
 #include "estimator/placement.h"
 #include "estimator/predicates.h"

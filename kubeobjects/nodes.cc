@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "kubeobjects/object_meta.h"
 
 namespace gpua {

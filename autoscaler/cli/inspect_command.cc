@@ -15,6 +15,7 @@
 #include "base/log.h"
 #include "base/status_macros.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_text.h"

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/predicates.h"
 
 namespace gpua::sim {

@@ -6,6 +6,7 @@
 #include "absl/strings/strip.h"
 #include "cloudproviders/simulated/simulated_node.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::sim {
 namespace {

@@ -15,6 +15,7 @@
 #include "autoscaler/sim/whole_gpus.h"
 #include "base/status_macros.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::sim {
 namespace {

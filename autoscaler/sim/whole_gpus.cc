@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua::sim {

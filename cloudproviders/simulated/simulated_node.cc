@@ -1,6 +1,7 @@
 #include "cloudproviders/simulated/simulated_node.h"
 
 #include "absl/strings/str_replace.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

@@ -1,6 +1,7 @@
 #include "autoscaler/controller/model/node_state.h"
 
 #include "autoscaler/controller/model/cluster_state.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

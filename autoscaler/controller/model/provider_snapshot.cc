@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/model/template_from_node.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua {
 namespace {

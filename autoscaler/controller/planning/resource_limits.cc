@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/planning/running_node_cache.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {

@@ -7,6 +7,7 @@
 
 #include "cloudproviders/clusterapi/clusterapi_factory.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "tests/support/fake_management_cluster.h"
 
 namespace gpua::testing {

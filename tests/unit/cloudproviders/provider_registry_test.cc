@@ -26,7 +26,9 @@ TEST_CASE("an unknown provider, a missing cloud-config and discovery specs are r
   const ProviderRegistry& r = ProviderRegistry::Builtin();
   ManualClock clock(absl::FromUnixSeconds(1000));
   MemoryLogSink log;
-  ProviderContext c{.cloud_config = "", .auto_discovery = {}, .clock = &clock, .log = &log};
+  ProviderContext c;
+  c.clock = &clock;
+  c.log = &log;
   auto unknown = r.Create("aws", c);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.status().message() ==
@@ -56,8 +58,11 @@ TEST_CASE("the simulated provider is built from the node-group file its cloud-co
 )";
   ManualClock clock(absl::FromUnixSeconds(1000));
   MemoryLogSink log;
-  auto provider = ProviderRegistry::Builtin().Create(
-      "simulated", {.cloud_config = path, .auto_discovery = {}, .clock = &clock, .log = &log});
+  ProviderContext c;
+  c.cloud_config = path;
+  c.clock = &clock;
+  c.log = &log;
+  auto provider = ProviderRegistry::Builtin().Create("simulated", c);
   REQUIRE(provider.ok());
   CHECK((*provider)->Name() == "simulated");
   auto groups = (*provider)->NodeGroups();
@@ -91,8 +96,9 @@ TEST_CASE("a new provider is one Add: twice, nameless or without a factory is re
   CHECK_FALSE(r.Add(no_create).ok());
   CHECK(r.Names() == std::vector<std::string>{"test"});
   CHECK(r.CheckAutoDiscovery("test", {"aws:x"}).message() == "only test: specs");
-  ProviderContext c{
-      .cloud_config = "x", .auto_discovery = {"test:zone=a"}, .clock = nullptr, .log = nullptr};
+  ProviderContext c;
+  c.cloud_config = "x";
+  c.auto_discovery = {"test:zone=a"};
   CHECK(r.Create("test", c).status().code() == absl::StatusCode::kUnimplemented);
   CHECK(built == 1);
 }

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "autoscaler/controller/model/cluster_view.h"
 #include "autoscaler/controller/model/provider_snapshot.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::testing {
 

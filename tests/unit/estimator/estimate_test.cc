@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/group_packer.h"
 #include "estimator/predicates.h"
 #include "test_util.h"

@@ -4,6 +4,7 @@
 
 #include "estimator/gpu/cuda_compat.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_predicates.h"
 #include "estimator/gpu/mig_geometry.h"
 #include "test_util.h"

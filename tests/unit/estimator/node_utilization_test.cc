@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "tests/unit/estimator/test_util.h"
 
 namespace gpua {

@@ -85,7 +85,10 @@ TEST_CASE("10,000 replicas are packed as a handful of repeated node fills", "[pa
   REQUIRE(classes.size() == 1);
   NodeGroupSpec group = Group("g", Res({{"cpu", "4"}, {"pods", "110"}}), 100'000);
   PreparedTemplate t = PrepareTemplate(group, snapshot);
-  PackLimits limits{100'000, 1'000'000, 300};
+  PackLimits limits;
+  limits.max_new_nodes = 100'000;
+  limits.max_checks = 1'000'000;
+  limits.fill_search = 300;
   GroupPacking packing = PackByPattern(classes, {0}, t, snapshot.catalog(), limits);
   // 13 pods per node: 769 full nodes and one with the last 3.
   CHECK(packing.new_nodes == 770);
@@ -107,7 +110,11 @@ TEST_CASE("a group's node limit stops the packing and says so for the pods left"
   std::vector<PodClass> classes = BuildClasses(Pointers(pods), snapshot);
   NodeGroupSpec group = Group("g", Res({{"cpu", "4"}, {"pods", "110"}}), 100);
   PreparedTemplate t = PrepareTemplate(group, snapshot);
-  GroupPacking packing = PackByPattern(classes, {0}, t, snapshot.catalog(), {5, 1'000'000, 300});
+  PackLimits limits;
+  limits.max_new_nodes = 5;
+  limits.max_checks = 1'000'000;
+  limits.fill_search = 300;
+  GroupPacking packing = PackByPattern(classes, {0}, t, snapshot.catalog(), limits);
   CHECK(packing.new_nodes == 5);
   CHECK(packing.pod_count == 20);
   CHECK(packing.hit_node_limit);

@@ -13,6 +13,7 @@
 #include "autoscaler/sim/warm_buffers.h"
 #include "cloudproviders/node_group_file.h"
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::sim {
 namespace {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "estimator/gpu/gpu_inventory.h"
+#include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::sim {
 namespace {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "estimator/gpu/gpu_inventory_reader.h"
 #include "tests/unit/controller/controller_test_util.h"
 
 namespace gpua {
