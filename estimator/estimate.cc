@@ -166,10 +166,9 @@ class Estimator {
         s.trial = PackByPattern(classes_, order, s.t, snapshot_.catalog(), limits);
       } else {
         std::vector<PodClass> scratch = classes_;
-        std::vector<PlannedNode> nodes;
         AddPendingNodes();
         snapshot_.Fork();
-        s.trial = PackPodByPod(scratch, order, s.t, snapshot_, limits, &nodes);
+        s.trial = PackPodByPod(scratch, order, s.t, snapshot_, limits).packing;
         snapshot_.Revert();
       }
       s.trial_by_pattern = by_pattern;
@@ -190,7 +189,9 @@ class Estimator {
       bool by_pattern = false;
       const std::vector<size_t> order = Order(g, &by_pattern);
       AddPendingNodes();
-      s.trial = PackPodByPod(classes_, order, s.t, snapshot_, Limits(g), &nodes);
+      NodesPacked packed = PackPodByPod(classes_, order, s.t, snapshot_, Limits(g));
+      s.trial = std::move(packed.packing);
+      nodes = std::move(packed.nodes);
     }
     s.used = true;
     Invalidate(before);
@@ -272,7 +273,8 @@ class Estimator {
       not_in_snapshot_.push_back({g, std::move(trials[chosen].second), states_[g].nodes_added});
     } else {
       AddPendingNodes();
-      PackPodByPod(classes_, GangOrder(g, members), states_[g].t, snapshot_, Limits(g), &nodes);
+      nodes =
+          PackPodByPod(classes_, GangOrder(g, members), states_[g].t, snapshot_, Limits(g)).nodes;
     }
     for (size_t ci : members) {
       for (size_t other = 0; other < states_.size(); ++other) gang_reasons_.erase({other, ci});
@@ -300,10 +302,9 @@ class Estimator {
       trial = PackByPattern(classes_, GangOrder(g, members), s.t, snapshot_.catalog(), Limits(g));
     } else {
       std::vector<PodClass> scratch = classes_;
-      std::vector<PlannedNode> nodes;
       AddPendingNodes();
       snapshot_.Fork();
-      trial = PackPodByPod(scratch, GangOrder(g, members), s.t, snapshot_, Limits(g), &nodes);
+      trial = PackPodByPod(scratch, GangOrder(g, members), s.t, snapshot_, Limits(g)).packing;
       snapshot_.Revert();
     }
     if (trial.pod_count < needed) {
@@ -397,18 +398,18 @@ ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<Node
   pods.reserve(pending.size());
   for (const PodSpec& p : pending) pods.push_back(&p);
   StaticAdmissions admissions;
-  return Estimate(pods, groups, snapshot, expander, options, admissions);
+  return Estimate(pods, groups, {snapshot, admissions}, expander, options);
 }
 
 ScaleUpPlan Estimate(const std::vector<const PodSpec*>& pending,
-                     const std::vector<NodeGroupSpec>& groups, ClusterSnapshot& snapshot,
-                     Expander& expander, const EstimateOptions& options,
-                     StaticAdmissions& admissions) {
+                     const std::vector<NodeGroupSpec>& groups, ExistingNodes existing,
+                     Expander& expander, const EstimateOptions& options) {
+  ClusterSnapshot& snapshot = existing.snapshot;
   ScaleUpPlan plan;
   snapshot.Fork();
   std::vector<PodClass> classes = BuildClasses(pending, snapshot);
   Estimator estimator(groups, snapshot, classes, options);
-  PlaceOnExisting(classes, estimator.AdmittingGroups(), {snapshot, admissions}, options, plan);
+  PlaceOnExisting(classes, estimator.AdmittingGroups(), existing, options, plan);
   estimator.Run(expander, plan);
 
   for (size_t i = 0; i < pending.size(); ++i) {

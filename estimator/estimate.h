@@ -94,15 +94,20 @@ struct ScaleUpPlan {
   int total_new_nodes() const;
 };
 
+// The nodes there are (the snapshot's), with the admission verdicts kept for them.
+struct ExistingNodes {
+  ClusterSnapshot& snapshot;
+  StaticAdmissions& admissions;
+};
+
 // Plans for `pending`. The snapshot is used for what-ifs and left as it was found.
 ScaleUpPlan Estimate(const std::vector<PodSpec>& pending, const std::vector<NodeGroupSpec>& groups,
                      ClusterSnapshot& snapshot, Expander& expander, const EstimateOptions& options);
 // The same for pods held elsewhere, with node admissions the caller keeps from one estimate
 // to the next (a controller plans every loop over mostly the same nodes).
 ScaleUpPlan Estimate(const std::vector<const PodSpec*>& pending,
-                     const std::vector<NodeGroupSpec>& groups, ClusterSnapshot& snapshot,
-                     Expander& expander, const EstimateOptions& options,
-                     StaticAdmissions& admissions);
+                     const std::vector<NodeGroupSpec>& groups, ExistingNodes existing,
+                     Expander& expander, const EstimateOptions& options);
 
 }  // namespace gpua
 

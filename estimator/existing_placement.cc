@@ -16,31 +16,7 @@ int64_t GangMembersOnNodes(const ClusterSnapshot& snapshot, const std::string& n
   return n;
 }
 
-namespace {
-
-// Places what of class `c` fits on the first `existing` nodes, first fit in node order.
-void PlaceClassOnExisting(PodClass& c, ClusterSnapshot& snapshot, size_t existing,
-                          const GpuPolicy& policy, StaticAdmissions& admissions,
-                          std::vector<ExistingPlacement>& placed) {
-  int64_t checks = 0;
-  for (const uint32_t n : admissions.Admitting(*c.pod)) {
-    if (n >= existing || c.remaining() == 0) break;
-    // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
-    // (nobody reads why an existing node did not take a pod).
-    if (!Fits(c.request, snapshot.node(n).free)) continue;
-    const NodeProps& props = *snapshot.node(n).props;
-    if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
-    std::optional<std::string> ignored;
-    const int64_t copies = PlaceOnNode(c, snapshot, n, false, &checks, &ignored);
-    for (int64_t i = 0; i < copies; ++i)
-      placed.push_back({c.members[c.next++], snapshot.node(n).name, static_cast<int>(n)});
-  }
-}
-
 // The gangs among `classes`, by name (a stable order), each with its classes in the order
-
-}  // namespace
-
 // `order` lists them (class order when null).
 std::map<std::string, std::vector<size_t>> GangClasses(const std::vector<PodClass>& classes,
                                                        const std::vector<size_t>* order) {
@@ -58,13 +34,43 @@ std::map<std::string, std::vector<size_t>> GangClasses(const std::vector<PodClas
 
 namespace {
 
-// Places the nominated members of class `c` on their own nodes (of the first `existing`), puts
+// The nodes placement may use: the first `existing` of the snapshot (those that exist or are
+// coming), and the GPU policy their GPUs are checked under.
+struct ExistingScope {
+  ClusterSnapshot& snapshot;
+  size_t existing;
+  const GpuPolicy& policy;
+};
 
+// Places what of class `c` fits on the first `existing` nodes, first fit in node order.
+void PlaceClassOnExisting(PodClass& c, const ExistingScope& scope, StaticAdmissions& admissions,
+                          std::vector<ExistingPlacement>& placed) {
+  ClusterSnapshot& snapshot = scope.snapshot;
+  const size_t existing = scope.existing;
+  const GpuPolicy& policy = scope.policy;
+  int64_t checks = 0;
+  for (const uint32_t n : admissions.Admitting(*c.pod)) {
+    if (n >= existing || c.remaining() == 0) break;
+    // Most nodes of a busy cluster have no room: the cheap test first, and no reasons
+    // (nobody reads why an existing node did not take a pod).
+    if (!Fits(c.request, snapshot.node(n).free)) continue;
+    const NodeProps& props = *snapshot.node(n).props;
+    if (props.gpu && CheckGpuFit(*c.pod, *props.gpu, policy)) continue;
+    std::optional<std::string> ignored;
+    const int64_t copies = PlaceOnNode(c, snapshot, n, &checks, &ignored);
+    for (int64_t i = 0; i < copies; ++i)
+      placed.push_back({c.members[c.next++], snapshot.node(n).name, static_cast<int>(n)});
+  }
+}
+
+// Places the nominated members of class `c` on their own nodes (of the first `existing`), puts
 // those placed first among its members, and reports those their node no longer holds.
 void PlaceClassOnNominated(PodClass& c, const std::vector<int>& nominated,
-                           ClusterSnapshot& snapshot, size_t existing, const GpuPolicy& policy,
-                           std::vector<ExistingPlacement>& placed,
+                           const ExistingScope& scope, std::vector<ExistingPlacement>& placed,
                            std::vector<MissedNomination>& missed) {
+  ClusterSnapshot& snapshot = scope.snapshot;
+  const size_t existing = scope.existing;
+  const GpuPolicy& policy = scope.policy;
   std::map<int, std::vector<int>> by_node;  // node -> members nominated to it
   for (size_t m = c.next; m < c.members.size(); ++m) {
     const int pod = c.members[m];
@@ -81,8 +87,11 @@ void PlaceClassOnNominated(PodClass& c, const std::vector<int>& nominated,
     std::optional<std::string> why;
     const NodeProps& props = *snapshot.node(node).props;
     if (props.gpu) why = CheckGpuFit(*c.pod, *props.gpu, policy);
-    const int64_t copies =
-        why.has_value() ? 0 : PlaceOnNode(mine, snapshot, node, true, &checks, &why);
+    if (!why.has_value()) {
+      why = CheckNodeStatic(*c.pod, props, snapshot.node(node).name);
+      checks += why.has_value();
+    }
+    const int64_t copies = why.has_value() ? 0 : PlaceOnNode(mine, snapshot, node, &checks, &why);
     for (int64_t i = 0; i < copies; ++i) {
       first.push_back(members[i]);
       placed.push_back({members[i], snapshot.node(node).name, node});
@@ -105,12 +114,12 @@ void PlaceClassOnNominated(PodClass& c, const std::vector<int>& nominated,
 
 // The nominated pods first, each on its own node; a gang's nominated members all or none.
 void PlaceNominated(std::vector<PodClass>& classes, const std::vector<int>& nominated,
-                    ClusterSnapshot& snapshot, size_t existing, const GpuPolicy& policy,
-                    ScaleUpPlan& plan) {
+                    const ExistingScope& scope, ScaleUpPlan& plan) {
+  ClusterSnapshot& snapshot = scope.snapshot;
   if (nominated.empty()) return;
   for (PodClass& c : classes) {
     if (c.pod->gang.has_value()) continue;
-    PlaceClassOnNominated(c, nominated, snapshot, existing, policy, plan.on_existing, plan.missed);
+    PlaceClassOnNominated(c, nominated, scope, plan.on_existing, plan.missed);
   }
   for (const auto& [name, members] : GangClasses(classes)) {
     snapshot.Fork();
@@ -119,7 +128,7 @@ void PlaceNominated(std::vector<PodClass>& classes, const std::vector<int>& nomi
     std::vector<MissedNomination> missed;
     for (size_t ci : members) {
       before.emplace_back(ci, classes[ci]);
-      PlaceClassOnNominated(classes[ci], nominated, snapshot, existing, policy, placed, missed);
+      PlaceClassOnNominated(classes[ci], nominated, scope, placed, missed);
     }
     if (missed.empty()) {
       snapshot.Commit();
@@ -137,7 +146,6 @@ void PlaceNominated(std::vector<PodClass>& classes, const std::vector<int>& nomi
 }
 
 // The classes most constrained first: fewest groups that admit them (`admitting_groups`, by
-
 // class), then fewest existing and upcoming nodes; otherwise in class order.
 std::vector<size_t> MostConstrainedFirst(const std::vector<PodClass>& classes,
                                          const std::vector<int>& admitting_groups,
@@ -159,28 +167,26 @@ std::vector<size_t> MostConstrainedFirst(const std::vector<PodClass>& classes,
   return order;
 }
 
-// Places what fits on existing and upcoming nodes: nominated pods on their own nodes, then
-
-// the others first fit in node order, most constrained first; gangs are placed there whole
-
 }  // namespace
 
+// Places what fits on existing and upcoming nodes: nominated pods on their own nodes, then
+// the others first fit in node order, most constrained first; gangs are placed there whole
 // or not at all.
 void PlaceOnExisting(std::vector<PodClass>& classes, const std::vector<int>& admitting_groups,
                      const ExistingNodes& nodes, const EstimateOptions& options,
                      ScaleUpPlan& plan) {
   ClusterSnapshot& snapshot = nodes.snapshot;
   StaticAdmissions& admissions = nodes.admissions;
-  const GpuPolicy& policy = options.gpu_policy;
   const size_t existing = snapshot.size();
   admissions.Begin(snapshot);  // over the first `existing` nodes, which stay
-  PlaceNominated(classes, options.nominated, snapshot, existing, policy, plan);
+  const ExistingScope scope{snapshot, existing, options.gpu_policy};
+  PlaceNominated(classes, options.nominated, scope, plan);
   const std::vector<size_t> order =
       MostConstrainedFirst(classes, admitting_groups, admissions, existing);
   for (size_t ci : order) {
     PodClass& c = classes[ci];
     if (c.pod->gang.has_value()) continue;
-    PlaceClassOnExisting(c, snapshot, existing, policy, admissions, plan.on_existing);
+    PlaceClassOnExisting(c, scope, admissions, plan.on_existing);
   }
   // A gang whose nodes are coming up (or that fits beside others) needs no new node: were
   // it planned only on new nodes, each loop would ask for more while the first ones boot.
@@ -196,7 +202,7 @@ void PlaceOnExisting(std::vector<PodClass>& classes, const std::vector<int>& adm
     std::vector<ExistingPlacement> placed;
     for (size_t ci : members) {
       next_before.push_back(classes[ci].next);
-      PlaceClassOnExisting(classes[ci], snapshot, existing, policy, admissions, placed);
+      PlaceClassOnExisting(classes[ci], scope, admissions, placed);
     }
     if (static_cast<int64_t>(placed.size()) >= needed) {
       snapshot.Commit();

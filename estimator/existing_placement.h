@@ -17,12 +17,6 @@
 
 namespace gpua {
 
-// The nodes there are (the snapshot's), with the admission verdicts kept for them.
-struct ExistingNodes {
-  ClusterSnapshot& snapshot;
-  StaticAdmissions& admissions;
-};
-
 // Members of the gang `name` already on the snapshot's nodes.
 int64_t GangMembersOnNodes(const ClusterSnapshot& snapshot, const std::string& name);
 

@@ -268,10 +268,12 @@ void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& c
   }
 }
 
-GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
-                          const PreparedTemplate& t, ClusterSnapshot& snapshot,
-                          const PackLimits& limits, std::vector<PlannedNode>* nodes) {
-  GroupPacking r;
+NodesPacked PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
+                         const PreparedTemplate& t, ClusterSnapshot& snapshot,
+                         const PackLimits& limits) {
+  NodesPacked out;
+  GroupPacking& r = out.packing;
+  std::vector<PlannedNode>* nodes = &out.nodes;
   std::vector<size_t> new_nodes;
   int64_t checks = 0;
   for (size_t ci : order) {
@@ -280,7 +282,7 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
     std::optional<std::string> why_not;
     for (size_t k = 0; k < new_nodes.size() && c.remaining() > 0 && checks < limits.max_checks;
          ++k) {
-      const int64_t placed = PlaceOnNode(c, snapshot, new_nodes[k], false, &checks, &why_not);
+      const int64_t placed = PlaceOnNode(c, snapshot, new_nodes[k], &checks, &why_not);
       c.TakeMembers(placed, &(*nodes)[k].pods);
     }
     while (c.remaining() > 0) {
@@ -297,7 +299,7 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
       const size_t index = snapshot.AddNodeFromTemplate(
           absl::StrCat(t.node_name, "-", limits.first_node + new_nodes.size()), t.props,
           t.variants[0].allocatable, t.daemonset_pods, t.daemonset_requests);
-      const int64_t placed = PlaceOnNode(c, snapshot, index, false, &checks, &why_not);
+      const int64_t placed = PlaceOnNode(c, snapshot, index, &checks, &why_not);
       if (placed == 0) {  // not even an empty node takes it: the reason is final
         snapshot.Revert();
         r.reasons[ci] = why_not.value_or("does not fit an empty node");
@@ -315,7 +317,7 @@ GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size
   r.new_nodes = static_cast<int>(new_nodes.size());
   AddInto(r.offered, t.variants[0].allocatable, r.new_nodes);
   DropPodsSlot(r.requested);
-  return r;
+  return out;
 }
 
 }  // namespace gpua

@@ -94,11 +94,17 @@ void TakePatternMembers(const GroupPacking& packing, std::vector<PodClass>& clas
 void AddPatternNodes(const GroupPacking& packing, const std::vector<PodClass>& classes,
                      const PreparedTemplate& t, int first_node, ClusterSnapshot& snapshot);
 
+// A pod-by-pod packing and each of its new nodes with its pods.
+struct NodesPacked {
+  GroupPacking packing;
+  std::vector<PlannedNode> nodes;
+};
+
 // Plans `order` pod by pod: places them on new nodes in the snapshot and takes the members
-// (the caller forks and reverts around a what-if). Fills *nodes with each node's pods.
-GroupPacking PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
-                          const PreparedTemplate& t, ClusterSnapshot& snapshot,
-                          const PackLimits& limits, std::vector<PlannedNode>* nodes);
+// (the caller forks and reverts around a what-if).
+NodesPacked PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_t>& order,
+                         const PreparedTemplate& t, ClusterSnapshot& snapshot,
+                         const PackLimits& limits);
 
 }  // namespace gpua
 

@@ -6,16 +6,9 @@
 
 namespace gpua {
 
-int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, bool check_static,
-                    int64_t* checks, std::optional<std::string>* why_not) {
+int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, int64_t* checks,
+                    std::optional<std::string>* why_not) {
   const SimNode& node = snapshot.node(index);
-  if (check_static) {
-    if (auto reason = CheckNodeStatic(*c.pod, *node.props, node.name)) {
-      ++*checks;
-      *why_not = std::move(reason);
-      return 0;
-    }
-  }
   if (c.isolated) {
     ++*checks;
     const int64_t copies = CopiesThatFit(c.request, node.free, c.remaining());

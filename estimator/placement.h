@@ -13,11 +13,11 @@
 namespace gpua {
 
 // Places as many of the class's remaining pods as node `index` takes and returns how many
-// (the caller takes the members). `check_static`: whether the node's labels, taints and
-// cordon still need checking. Counts the checks made in *checks; when a pod stays out, its
-// reason goes to *why_not.
-int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, bool check_static,
-                    int64_t* checks, std::optional<std::string>* why_not);
+// (the caller takes the members); the node's labels, taints and cordon are the caller's to
+// have checked. Counts the checks made in *checks; when a pod stays out, its reason goes to
+// *why_not.
+int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, int64_t* checks,
+                    std::optional<std::string>* why_not);
 
 }  // namespace gpua
 

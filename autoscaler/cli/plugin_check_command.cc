@@ -150,13 +150,14 @@ void CheckResize(NodeGroup& g, PluginCheckReport& report) {
   absl::Status lowered = g.DecreaseTargetSize(-1);
   if (lowered.code() == absl::StatusCode::kFailedPrecondition) {
     // The node came up before the target could be lowered: right of the plugin to refuse.
-    report.Call("NodeGroupDecreaseTargetSize", g.Id(), absl::OkStatus(),
-                absl::StrCat("refused, the new node is already up: ", lowered.message()), "",
-                report.clock().Now() - start);
+    report.Call(
+        "NodeGroupDecreaseTargetSize", g.Id(),
+        {absl::OkStatus(), absl::StrCat("refused, the new node is already up: ", lowered.message()),
+         "", report.clock().Now() - start});
     return;
   }
-  report.Call("NodeGroupDecreaseTargetSize", g.Id(), lowered, "delta -1", "",
-              report.clock().Now() - start);
+  report.Call("NodeGroupDecreaseTargetSize", g.Id(),
+              {lowered, "delta -1", "", report.clock().Now() - start});
 }
 
 void CheckPricing(CloudProvider& p, const std::vector<GroupListing>& listings,

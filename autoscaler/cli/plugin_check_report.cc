@@ -30,13 +30,13 @@ void PluginCheckReport::TimedStatus(const std::string& rpc, const std::string& s
                                     const std::string& detail, const std::string& fallback) {
   const absl::Time start = clock_.Now();
   const absl::Status status = call();
-  Call(rpc, subject, status, detail, fallback, clock_.Now() - start);
+  Call(rpc, subject, {status, detail, fallback, clock_.Now() - start});
 }
 
 void PluginCheckReport::Call(const std::string& rpc, const std::string& subject,
-                             const absl::Status& status, const std::string& detail,
-                             const std::string& fallback, absl::Duration took) {
-  std::string outcome, shown = detail;
+                             const Outcome& call) {
+  const absl::Status& status = call.status;
+  std::string outcome, shown = call.detail;
   const char* kind = "ok";  // the JSON's outcome
   if (status.ok()) {
     ++ok_;
@@ -44,13 +44,13 @@ void PluginCheckReport::Call(const std::string& rpc, const std::string& subject,
   } else if (IsNotImplemented(status)) {
     ++fallbacks_;
     kind = "fallback";
-    outcome = absl::StrCat("not implemented: ", fallback);
+    outcome = absl::StrCat("not implemented: ", call.fallback);
   } else {
     kind = "failed";
     outcome = "FAILED";
     shown = std::string(status.message());
   }
-  const int64_t ms = absl::ToInt64Milliseconds(took);
+  const int64_t ms = absl::ToInt64Milliseconds(call.took);
   json_["calls"].push_back(
       {{"rpc", rpc}, {"subject", subject}, {"outcome", kind}, {"detail", shown}, {"ms", ms}});
   if (format_ == Format::kText) {

@@ -36,15 +36,22 @@ class PluginCheckReport {
     const absl::Time start = clock_.Now();
     absl::StatusOr<T> result = call();
     const std::string detail = result.ok() ? describe(*result) : "";
-    Call(rpc, subject, result.status(), detail, fallback, clock_.Now() - start);
+    Call(rpc, subject, {result.status(), detail, fallback, clock_.Now() - start});
     return result;
   }
   void TimedStatus(const std::string& rpc, const std::string& subject,
                    const std::function<absl::Status()>& call, const std::string& detail = "",
                    const std::string& fallback = "nothing to do");
+  // How a call went: `detail` of an answer, `fallback` what the autoscaler does instead when
+  // the plugin does not implement it.
+  struct Outcome {
+    absl::Status status;
+    std::string detail;
+    std::string fallback;
+    absl::Duration took;
+  };
   // One call's outcome: a failure is also a problem.
-  void Call(const std::string& rpc, const std::string& subject, const absl::Status& status,
-            const std::string& detail, const std::string& fallback, absl::Duration took);
+  void Call(const std::string& rpc, const std::string& subject, const Outcome& outcome);
 
   // A line under the last call (a label, an instance).
   void Detail(const std::string& line);

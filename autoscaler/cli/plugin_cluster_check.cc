@@ -101,10 +101,11 @@ void CheckAgainstCluster(const std::vector<std::shared_ptr<const NodeObject>>& n
                                            " but NodeGroupForNode answers no group"));
     }
   }
-  report.Call("NodeGroupForNode", absl::StrCat(asked, " cluster node(s)"), absl::OkStatus(),
-              absl::StrCat(asked - failed, " answered, ", nodes.size() - asked,
-                           " node(s) without a provider ID"),
-              "", report.clock().Now() - start);
+  report.Call("NodeGroupForNode", absl::StrCat(asked, " cluster node(s)"),
+              {absl::OkStatus(),
+               absl::StrCat(asked - failed, " answered, ", nodes.size() - asked,
+                            " node(s) without a provider ID"),
+               "", report.clock().Now() - start});
   for (const GroupListing& g : groups) {
     for (const Instance& i : g.instances) {
       if (i.state != InstanceState::kRunning || node_of_instance.contains(i.id)) continue;

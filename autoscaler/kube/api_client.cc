@@ -254,13 +254,25 @@ absl::StatusOr<std::string> ApiClient::BearerToken() {
 
 namespace {
 
+// Where a call goes and as whom: the server and its TLS, the client's options, the connection
+// cache shared by the calls, and the bearer token ("": none).
+struct CallTarget {
+  const RestConfig& config;
+  const ClientOptions& options;
+  CURLSH* share;
+  const std::string& token;
+};
+
 // An easy handle set up for one call to the config's server.
 class Call {
  public:
-  Call(const RestConfig& config, const ClientOptions& options, CURL* handle, CURLSH* share,
-       const std::string& token, absl::string_view method, absl::string_view path,
+  Call(const CallTarget& target, CURL* handle, absl::string_view method, absl::string_view path,
        absl::Duration timeout)
       : curl_(handle) {
+    const RestConfig& config = target.config;
+    const ClientOptions& options = target.options;
+    const std::string& token = target.token;
+    CURLSH* share = target.share;
     url_ = absl::StrCat(absl::StripSuffix(config.server, "/"), path);
     curl_easy_setopt(curl_, CURLOPT_URL, url_.c_str());
     curl_easy_setopt(curl_, CURLOPT_SHARE, share);
@@ -340,7 +352,7 @@ absl::StatusOr<HttpResponse> ApiClient::Request(absl::string_view method, absl::
   limiter_.Wait();
   CURL* handle = credentials_->TakeHandle();
   absl::Cleanup give_back = [&] { credentials_->ReturnHandle(handle); };
-  Call call(config_, options_, handle, credentials_->share, token, method, path,
+  Call call({config_, options_, credentials_->share, token}, handle, method, path,
             timeout > absl::ZeroDuration() ? timeout : options_.timeout);
   HttpResponse response;
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, AppendBody);
@@ -362,7 +374,7 @@ absl::StatusOr<long> ApiClient::Stream(absl::string_view path,
   limiter_.Wait();
   CURL* handle = credentials_->TakeHandle();
   absl::Cleanup give_back = [&] { credentials_->ReturnHandle(handle); };
-  Call call(config_, options_, handle, credentials_->share, token, "GET", path, timeout);
+  Call call({config_, options_, credentials_->share, token}, handle, "GET", path, timeout);
   StreamState state{call.curl(), &on_line, stop, &cancelled_, "", error_body};
   curl_easy_setopt(call.curl(), CURLOPT_WRITEFUNCTION, StreamBody);
   curl_easy_setopt(call.curl(), CURLOPT_WRITEDATA, &state);

@@ -38,7 +38,7 @@ std::optional<std::string> OneNodeHolds(const std::vector<const PodSpec*>& pods,
   OnlyOption only;
   EstimateOptions options = packing;
   options.max_new_nodes = 1;
-  const ScaleUpPlan plan = Estimate(pods, {group}, empty, only, options, admissions);
+  const ScaleUpPlan plan = Estimate(pods, {group}, {empty, admissions}, only, options);
   if (!plan.unschedulable.empty() || !plan.on_existing.empty() || plan.groups.size() != 1 ||
       plan.groups[0].new_nodes() != 1 || plan.groups[0].pods.size() != pods.size()) {
     return std::nullopt;

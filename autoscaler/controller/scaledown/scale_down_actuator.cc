@@ -90,17 +90,18 @@ bool ScaleDownActuator::Drain(const NodeStatus& s, const ClusterView& view,
   return pods.empty() && !view.nodes_with_unreadable_pods.contains(s.node->node.name);
 }
 
-bool ScaleDownActuator::Delete(const NodeStatus& s, const ClusterState& state, GroupResizer& groups,
-                               const std::string& reason, absl::Time start, absl::Time now,
+bool ScaleDownActuator::Delete(const NodeStatus& s, const PlanningInput& in,
+                               const std::string& reason, absl::Time marked_at,
                                ScaleDownReport& report) {
   const std::string& name = s.node->node.name;
-  const GroupState& g = state.groups[s.group];
-  const absl::Status st = groups.DeleteNodes(
+  const GroupState& g = in.state.groups[s.group];
+  const absl::Status st = in.groups.DeleteNodes(
       g.id(), {{s.node->provider_id, name, s.node->node.labels, s.node->annotations}});
   if (st.ok()) {
     report.deleted.push_back({name, reason});
     log_.Info(absl::StrCat("Scale-down: removing node ", name, " of group ", g.id(), " (", reason,
-                           ", ", absl::FormatDuration(now - start), " after it was marked)"));
+                           ", ", absl::FormatDuration(in.now - marked_at),
+                           " after it was marked)"));
     (void)writer_.RecordEvent(
         NodeEvent(name, "Normal", event_reason::kScaleDown, "node removed by cluster autoscaler"));
     if (reason == "empty") {
@@ -143,7 +144,7 @@ void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const Pl
                            r.why.empty() ? "" : ": ", r.why, ")"));
     ++report.started;
     if (Drain(s, in.view, options_.max_graceful_termination, report)) {
-      Delete(s, state, in.groups, r.reason, now, now, report);
+      Delete(s, in, r.reason, now, report);
     }
   }
 }
@@ -165,7 +166,6 @@ void ScaleDownActuator::StartPreempted(const PlanningInput& in, ScaleDownReport&
 void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& report) {
   const ClusterView& view = in.view;
   const ClusterState& state = in.state;
-  GroupResizer& groups = in.groups;
   const absl::Time now = in.now;
   for (const NodeStatus& s : state.nodes) {
     if (!s.node->Marks().to_be_deleted) continue;
@@ -194,7 +194,7 @@ void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& repor
                            : options_.max_graceful_termination + options_.max_pod_eviction_time);
     const bool drained = Drain(s, view, max_grace, report);
     if (drained || (preempted && now >= deadline)) {
-      if (!Delete(s, state, groups, reason, start, now, report) && !preempted && now >= deadline) {
+      if (!Delete(s, in, reason, start, report) && !preempted && now >= deadline) {
         RollBack(s, "its node group would not delete it", report);
       }
     } else if (now >= deadline) {

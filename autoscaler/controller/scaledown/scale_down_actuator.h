@@ -64,9 +64,9 @@ class ScaleDownActuator {
   // Evicts what is left; true when nothing is.
   bool Drain(const NodeStatus& s, const ClusterView& view, absl::Duration max_grace,
              ScaleDownReport& report);
-  // Deletes the node through its group; false when the provider refused.
-  bool Delete(const NodeStatus& s, const ClusterState& state, GroupResizer& groups,
-              const std::string& reason, absl::Time start, absl::Time now, ScaleDownReport& report);
+  // Deletes the node, marked at `marked_at`, through its group; false when the provider refused.
+  bool Delete(const NodeStatus& s, const PlanningInput& in, const std::string& reason,
+              absl::Time marked_at, ScaleDownReport& report);
   void RollBack(const NodeStatus& s, const std::string& why, ScaleDownReport& report);
 
   KubeWriter& writer_;

@@ -46,7 +46,7 @@ ScaleUpDecision ScaleUpPlanner::Plan(const PlanningInput& in, const ScaleUpRound
   const std::vector<PlanningNodeRef> refs = std::move(cluster.refs);
   kept.snapshot.Reset(std::move(cluster.nodes));
   const ScaleUpPlan plan =
-      Estimate(pods, cluster.groups, kept.snapshot, round.expander, options, kept.admissions);
+      Estimate(pods, cluster.groups, {kept.snapshot, kept.admissions}, round.expander, options);
 
   for (const ExistingPlacement& e : plan.on_existing) {
     decision.fit_existing.push_back(pending[e.pod]);

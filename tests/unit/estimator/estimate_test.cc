@@ -242,7 +242,7 @@ TEST_CASE(
     auto chain = MakeExpanderChain("least-waste", {});
     std::vector<std::string> where;
     for (const ExistingPlacement& e :
-         Estimate(pending, groups, snapshot, **chain, {}, admissions).on_existing) {
+         Estimate(pending, groups, {snapshot, admissions}, **chain, {}).on_existing) {
       where.push_back(e.node);
     }
     return where;
