@@ -8,6 +8,7 @@
 #include "tests/support/eventually.h"
 #include "tests/support/fake_api_client.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/stepped_clock.h"
 
 namespace gpua::kube {
 namespace {
@@ -28,15 +29,15 @@ std::unique_ptr<ApiClient> Client(const FakeApiServer& server) {
   return testing::ClientFor(server);
 }
 
-// A candidate campaigning in its own thread.
+// A candidate campaigning in its own thread, on the test's clock.
 struct Candidate {
   std::unique_ptr<ApiClient> client;
   LeaderElector elector;
   std::atomic<bool> stop{false};
   std::atomic<bool> stepped_down{false};
   std::thread thread;
-  Candidate(const FakeApiServer& server, const std::string& id)
-      : client(Client(server)), elector(*client, testing::TestClock(), Fast(id)) {
+  Candidate(const FakeApiServer& server, const std::string& id, Clock& clock)
+      : client(Client(server)), elector(*client, clock, Fast(id)) {
     thread = std::thread([this] {
       elector.Run(
           stop, [] {}, [this] { stepped_down = true; });
@@ -50,41 +51,59 @@ struct Candidate {
 };
 
 using testing::Eventually;
+using testing::SteppedClock;
+
+constexpr absl::Duration kStep = absl::Milliseconds(50);
+
+// Moves the clock one step on once `threads` candidates sleep on it (what they did since the
+// last step is then settled); false when they did not within a while.
+bool StepWhenAsleep(SteppedClock& clock, int threads) {
+  if (!Eventually([&] { return clock.Sleepers() >= threads; }, absl::Seconds(10))) return false;
+  clock.Step(kStep);
+  return true;
+}
 
 TEST_CASE("two candidates: exactly one leads, the other takes over after it stops",
           "[kube][leader]") {
   FakeApiServer server;
-  auto a = std::make_unique<Candidate>(server, "autoscaler-a");
-  auto b = std::make_unique<Candidate>(server, "autoscaler-b");
-  REQUIRE(
-      Eventually([&] { return a->elector.leading() || b->elector.leading(); }, absl::Seconds(10)));
-  // Watch for a while: never both.
-  for (int i = 0; i < 100; ++i) {
-    CHECK(!(a->elector.leading() && b->elector.leading()));
-    absl::SleepFor(absl::Milliseconds(10));
+  SteppedClock clock;
+  auto a = std::make_unique<Candidate>(server, "autoscaler-a", clock);
+  auto b = std::make_unique<Candidate>(server, "autoscaler-b", clock);
+  // Three lease durations of clock time, never both leading, and one from early on.
+  for (int i = 0; i < 180; ++i) {
+    REQUIRE(StepWhenAsleep(clock, 2));
+    CHECK_FALSE((a->elector.leading() && b->elector.leading()));
+    if (i >= 20) REQUIRE((a->elector.leading() || b->elector.leading()));
   }
   std::unique_ptr<Candidate>& leader = a->elector.leading() ? a : b;
   std::unique_ptr<Candidate>& other = a->elector.leading() ? b : a;
   leader->Stop();  // as a crash: the lease is not released
-  // Timed from when the leader has stopped: Stop() waits for its thread, which may be in a
-  // request or a retry sleep (a second under the sanitizers on a loaded machine).
-  const absl::Time stopped = absl::Now();
-  REQUIRE(Eventually([&] { return other->elector.leading(); }, absl::Seconds(10)));
-  // Within the lease duration after the last renewal, which the other saw up to a retry
-  // period late, and its next retry (+ slack for a loaded CI machine).
-  CHECK(absl::Now() - stopped < absl::Milliseconds(3000 + 2 * 300 + 1000));
+  const absl::Time stopped = clock.Now();
+  while (!other->elector.leading()) {
+    REQUIRE(StepWhenAsleep(clock, 1));
+    // Within the lease duration after the last renewal, which the other saw up to a retry
+    // period late, and its next retry.
+    REQUIRE(clock.Now() - stopped <= absl::Milliseconds(3000 + 2 * 300) + kStep);
+  }
+  CHECK(clock.Now() - stopped >= absl::Milliseconds(3000 - 300));  // not before the lease ran out
 }
 
 TEST_CASE("a leader that cannot renew steps down within the renew deadline", "[kube][leader]") {
   FakeApiServer server;
-  Candidate only(server, "autoscaler-a");
-  REQUIRE(Eventually([&] { return only.elector.leading(); }, absl::Seconds(10)));
+  SteppedClock clock;
+  Candidate only(server, "autoscaler-a", clock);
+  while (!only.elector.leading()) REQUIRE(StepWhenAsleep(clock, 1));
   server.FailNext(1'000'000, 503);  // the API server is gone for good
-  const absl::Time broke = absl::Now();
-  REQUIRE(Eventually([&] { return only.stepped_down.load(); }, absl::Seconds(10)));
+  const absl::Time broke = clock.Now();
+  while (!only.stepped_down) {
+    REQUIRE(
+        Eventually([&] { return clock.Sleepers() >= 1 || only.stepped_down; }, absl::Seconds(10)));
+    if (!only.stepped_down) clock.Step(kStep);
+  }
   CHECK(!only.elector.leading());
-  // Before the lease could pass to anyone else.
-  CHECK(absl::Now() - broke < absl::Milliseconds(3000));
+  // After the renew deadline, and before the lease could pass to anyone else.
+  CHECK(clock.Now() - broke >= absl::Milliseconds(2000 - 300));
+  CHECK(clock.Now() - broke < absl::Milliseconds(3000));
 }
 
 TEST_CASE("a lease held and renewed by another is not taken", "[kube][leader]") {

@@ -45,6 +45,15 @@ void Bind(nlohmann::json& pod, absl::Time at) {
       {{"type", "PodScheduled"}, {"status", "True"}, {"lastTransitionTime", ApiTime(at)}}};
 }
 
+// How many `verb` requests (list, watch) for pods the server has had: the recorder's progress,
+// which the test waits on instead of sleeping.
+int PodRequests(const FakeApiServer& server, const std::string& verb) {
+  int n = 0;
+  for (const FakeApiServer::Access& a : server.accesses())
+    n += a.verb == verb && a.resource == "pods";
+  return n;
+}
+
 std::map<std::string, nlohmann::json> LinesByName(const std::string& text) {
   std::map<std::string, nlohmann::json> out;
   for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
@@ -88,21 +97,22 @@ TEST_CASE(
                              stdout_text, stderr_text);
   });
   // Pods listed and watched, both versions of both PodGroup collections refused.
-  REQUIRE(Eventually([&] { return server.requests() >= 6; }));
-  absl::SleepFor(absl::Milliseconds(200));
+  REQUIRE(Eventually([&] { return server.requests() >= 6 && PodRequests(server, "watch") == 1; }));
   // The watch after the cut waits a while for its answer; meanwhile `before` is deleted and
   // the events are forgotten, so it gets 410 and only the relist can tell.
   server.StallNext(1, absl::Milliseconds(700));
   // In whole seconds, as the API writes times, and after the recording began.
   const absl::Time now = absl::FromUnixSeconds(absl::ToUnixSeconds(absl::Now()) + 1);
   nlohmann::json job = GpuPod("job-1", now);
-  server.Upsert("pods", job);  // cut mid-event
-  absl::SleepFor(absl::Milliseconds(100));
+  server.Upsert("pods", job);                                              // cut mid-event
+  REQUIRE(Eventually([&] { return PodRequests(server, "watch") >= 2; }));  // the stalled one
   server.Delete("pods", "ml", "before");
   Bind(job, now);
   server.Upsert("pods", job);
   server.Compact();
-  absl::SleepFor(absl::Milliseconds(1200));
+  // The stalled watch met 410; the pods were listed again and are watched from there.
+  REQUIRE(Eventually(
+      [&] { return PodRequests(server, "list") >= 2 && PodRequests(server, "watch") >= 3; }));
   job["status"]["phase"] = "Succeeded";
   job["status"]["containerStatuses"] = {
       {{"name", "c"},
