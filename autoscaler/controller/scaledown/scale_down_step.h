@@ -62,6 +62,9 @@ class ScaleDownStep {
   // ahead of the ask.
   ScaleDownResult Run(const PlanningInput& in, const AfterScaleUp& loop, ScaleDownReport& report);
 
+  // What it keeps between loops: the replacement under way, when the next may start.
+  const ScaleDownMemory& kept() const { return kept_; }
+
  private:
   // Forgets the replacement under way once the nodes it was for are gone or being removed, or
   // its time is up.

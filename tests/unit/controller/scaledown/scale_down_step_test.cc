@@ -212,7 +212,9 @@ TEST_CASE("a replacement whose node never comes is given up, and its node judged
   f.l4.target = 0;  // the instance never came and its request was dropped
   f.l4.instances.clear();
   f.Loop(kNow + absl::Minutes(30));
-  CHECK(f.log.Contains("Consolidation: gave up replacing a100-0"));
+  CHECK_FALSE(f.step->kept().replacement.has_value());  // given up
+  // No other for as long as that one was given (its 30 minutes).
+  CHECK(f.step->kept().no_replacement_until == kNow + absl::Minutes(60));
   f.Loop(kNow + absl::Minutes(59));
   CHECK(f.l4.increases.size() == 1);  // none for as long as the last one was given
   f.Loop(kNow + absl::Minutes(60));
@@ -225,8 +227,10 @@ TEST_CASE("a replacement is given up at once when its group fails to bring the n
   f.Loop(kNow);
   REQUIRE(f.l4.increases.size() == 1);
   f.kept->backoff.Fail("l4", "OutOfResource", "stockout", kNow + absl::Minutes(1));
+  REQUIRE(f.step->kept().replacement.has_value());
   f.Loop(kNow + absl::Minutes(2));
-  CHECK(f.log.Contains("Consolidation: gave up replacing a100-0"));
+  CHECK_FALSE(f.step->kept().replacement.has_value());  // given up, long before its time
+  CHECK(f.step->kept().no_replacement_until > kNow + absl::Minutes(2));
 }
 
 TEST_CASE("no replacement while consolidation is off or a scale-up acts in the same loop",
