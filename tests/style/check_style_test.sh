@@ -7,17 +7,8 @@ set -uo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# expect STATUS WORDS COMMAND...: COMMAND exits with STATUS and its output holds WORDS.
-expect() {
-  local status=$1 words=$2 got
-  shift 2
-  "$@" > "$tmp/out" 2>&1
-  got=$?
-  [[ $got == "$status" ]] || fail "$* exited $got, not $status: $(cat "$tmp/out")"
-  grep -qF -- "$words" "$tmp/out" || fail "$* did not say \"$words\": $(cat "$tmp/out")"
-}
+source "$src/tests/support/expect.sh"
 
 repo="$tmp/repo"
 mkdir -p "$repo/scripts" "$repo/base" "$repo/build"
@@ -52,8 +43,8 @@ expect 2 "GPUA_TIDY_BUDGET must be whole seconds, not '2m'" \
 
 # A use after a move: clang-tidy's finding fails the run, naming the file and the check.
 expect 1 "bugprone-use-after-move" run bash scripts/check-style.sh build
-grep -qF "base/moved.cc" "$tmp/out" || fail "the failing file is not named: $(cat "$tmp/out")"
-grep -qF "2 file(s) checked" "$tmp/out" || fail "not every file was checked: $(cat "$tmp/out")"
+grep -qF "base/moved.cc" "$tmp/expect.out" || fail "the failing file is not named: $(cat "$tmp/expect.out")"
+grep -qF "2 file(s) checked" "$tmp/expect.out" || fail "not every file was checked: $(cat "$tmp/expect.out")"
 
 # Fixed, the run passes; run again, nothing is checked twice.
 printf '#include <string>\n\nstd::string Twice(const std::string& s) { return s + s; }\n' \
@@ -66,5 +57,5 @@ expect 0 "every product source passed before" run bash scripts/check-style.sh bu
 printf 'int   Answer( ) {return 42;}\n' > "$repo/base/good.cc"
 git -C "$repo" -c user.name=t -c user.email=t@t commit -qam unformatted
 expect 1 "the files above are not formatted" run bash scripts/check-style.sh build
-grep -qF "  base/good.cc" "$tmp/out" || fail "the unformatted file is not named: $(cat "$tmp/out")"
+grep -qF "  base/good.cc" "$tmp/expect.out" || fail "the unformatted file is not named: $(cat "$tmp/expect.out")"
 echo "PASS"
