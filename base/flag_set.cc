@@ -85,7 +85,7 @@ void FlagSet::AddStringList(const std::string& name, std::vector<std::string>* t
 
 void FlagSet::AddRefused(const std::string& name, std::string type, std::string why) {
   Flag f{name, std::move(type), "", why, nullptr, Kind::kRefused};
-  f.set = [this, name, why](absl::string_view) {
+  f.set = [this, name, why = std::move(why)](absl::string_view) {
     return absl::InvalidArgumentError(
         absl::StrCat(command_, ": flag --", name, " is not supported: ", why));
   };
@@ -95,7 +95,7 @@ void FlagSet::AddRefused(const std::string& name, std::string type, std::string 
 void FlagSet::AddBoolFixed(const std::string& name, bool supported, std::string why) {
   Flag f{name, "bool", supported ? "true" : "false", "", nullptr, Kind::kNormal};
   f.help = absl::StrCat("only ", supported ? "true" : "false", " is supported: ", why);
-  f.set = [this, name, supported, why](absl::string_view v) {
+  f.set = [this, name, supported, why = std::move(why)](absl::string_view v) {
     bool value = false;
     if (v == "true" || v == "1" || v == "t" || v == "True" || v == "TRUE") {
       value = true;
@@ -115,7 +115,7 @@ void FlagSet::AddNoEffect(const std::string& name, std::string type, std::string
   Flag f{name,    std::move(type), "", absl::StrCat("accepted, no effect: ", why),
          nullptr, Kind::kNoEffect};
   f.repeatable = true;  // nothing to disagree about
-  f.set = [this, name, why](absl::string_view v) {
+  f.set = [this, name, why = std::move(why)](absl::string_view v) {
     noted_.push_back(absl::StrCat("--", name, "=", v, " has no effect: ", why));
     return absl::OkStatus();
   };

@@ -552,7 +552,8 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
   due_.push({now + pod.arrival->run_for, key, pod.incarnation, PodEnd::kFinished});
 }
 
-SimPod SimCluster::Remove(std::string key) {  // a copy: the map entry it may name goes
+// A copy, on purpose: the map entry `key` may name is erased.
+SimPod SimCluster::Remove(std::string key) {  // NOLINT(performance-unnecessary-value-param)
   auto it = pods_.find(key);
   SimPod pod = std::move(it->second);
   pods_.erase(it);

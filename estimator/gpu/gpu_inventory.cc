@@ -54,7 +54,7 @@ ResourceList AdvertisedBy(const GpuHardware& hw, int count, const GpuPartitionin
     out.Set(kAmdGpu, Quantity::FromUnits(count));
     return out;
   }
-  const auto shared_name = [&](std::string name) {
+  const auto shared_name = [&](const std::string& name) {
     return shares.replicas > 1 ? absl::StrCat(name, shares.renamed ? ".shared" : "") : name;
   };
   const int64_t units_per_device = int64_t{count} * shares.replicas;

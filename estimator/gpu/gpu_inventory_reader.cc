@@ -350,7 +350,7 @@ absl::StatusOr<std::optional<GpuInventory>> ReadGpuInventory(const Labels& label
   if (const std::optional<GpuInventory>* known = memo.Find(key)) return *known;
   absl::StatusOr<std::optional<GpuInventory>> read =
       InventoryReader(labels, annotations, allocatable, what).Read();
-  if (read.ok()) memo.Add(std::move(key), *read);
+  if (read.ok()) memo.Add(key, *read);
   return read;
 }
 

@@ -45,9 +45,9 @@ class InventoryMemo {
     auto it = readings_.find(key);
     return it == readings_.end() ? nullptr : &it->second;
   }
-  void Add(std::string key, const std::optional<GpuInventory>& reading) {
+  void Add(const std::string& key, const std::optional<GpuInventory>& reading) {
     if (readings_.size() >= kMaxReadings) readings_.clear();
-    readings_.emplace(std::move(key), reading);
+    readings_.emplace(key, reading);
   }
 
  private:
