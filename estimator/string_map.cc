@@ -65,7 +65,7 @@ std::pair<StringMap::const_iterator, bool> StringMap::emplace(std::string key, s
   return {at, true};
 }
 
-void StringMap::insert_or_assign(std::string key, std::string value) {
+void StringMap::insert_or_assign(absl::string_view key, std::string value) {
   (*this)[key] = std::move(value);
 }
 

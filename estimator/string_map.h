@@ -47,7 +47,7 @@ class StringMap {
 
   // Adds the entry unless the key is there already.
   std::pair<const_iterator, bool> emplace(std::string key, std::string value);
-  void insert_or_assign(std::string key, std::string value);
+  void insert_or_assign(absl::string_view key, std::string value);
   // The value for `key`, added empty if missing. The reference is good until this map is
   // next changed or copied.
   std::string& operator[](absl::string_view key);

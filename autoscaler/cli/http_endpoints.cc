@@ -10,7 +10,7 @@
 namespace gpua {
 
 absl::StatusOr<std::unique_ptr<HttpEndpoints>> HttpEndpoints::Start(const std::string& address,
-                                                                    Handlers handlers) {
+                                                                    const Handlers& handlers) {
   GPUA_ASSIGN_OR_RETURN(const int port, ListenPort(address));
   std::string host = address.substr(0, address.rfind(':'));
   if (host.empty()) host = "0.0.0.0";

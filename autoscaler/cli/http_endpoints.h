@@ -27,7 +27,7 @@ class HttpEndpoints {
 
   // Listens on "host:port" (":8085" is every address; port 0 picks a free one).
   static absl::StatusOr<std::unique_ptr<HttpEndpoints>> Start(const std::string& address,
-                                                              Handlers handlers);
+                                                              const Handlers& handlers);
   HttpEndpoints() = default;  // use Start
   ~HttpEndpoints();
   int port() const { return port_; }

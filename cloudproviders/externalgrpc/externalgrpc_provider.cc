@@ -291,7 +291,7 @@ absl::StatusOr<std::shared_ptr<NodeGroup>> ExternalGrpcProvider::NodeGroupForNod
   return group;
 }
 
-absl::StatusOr<double> ExternalGrpcProvider::Price(absl::Status status, double price) {
+absl::StatusOr<double> ExternalGrpcProvider::Price(const absl::Status& status, double price) {
   if (IsNotImplemented(status)) {
     absl::MutexLock lock(&mu_);
     if (!told_pricing_unimplemented_) {

@@ -52,7 +52,7 @@ class ExternalGrpcProvider : public CloudProvider {
   std::vector<std::string> IgnoredGroups();
 
  private:
-  absl::StatusOr<double> Price(absl::Status status, double price);
+  absl::StatusOr<double> Price(const absl::Status& status, double price);
 
   std::shared_ptr<Connection> connection_;
   absl::Mutex mu_;
