@@ -273,7 +273,6 @@ NodesPacked PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_
                          const PackLimits& limits) {
   NodesPacked out;
   GroupPacking& r = out.packing;
-  std::vector<PlannedNode>* nodes = &out.nodes;
   std::vector<size_t> new_nodes;
   int64_t checks = 0;
   for (size_t ci : order) {
@@ -283,7 +282,7 @@ NodesPacked PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_
     for (size_t k = 0; k < new_nodes.size() && c.remaining() > 0 && checks < limits.max_checks;
          ++k) {
       const int64_t placed = PlaceOnNode(c, snapshot, new_nodes[k], &checks, &why_not);
-      c.TakeMembers(placed, &(*nodes)[k].pods);
+      c.TakeMembers(placed, &out.nodes[k].pods);
     }
     while (c.remaining() > 0) {
       if (checks >= limits.max_checks) {
@@ -307,8 +306,8 @@ NodesPacked PackPodByPod(std::vector<PodClass>& classes, const std::vector<size_
       }
       snapshot.Commit();
       new_nodes.push_back(index);
-      nodes->push_back({{}, t.variants[0].mig_layout});
-      c.TakeMembers(placed, &nodes->back().pods);
+      out.nodes.push_back({{}, t.variants[0].mig_layout});
+      c.TakeMembers(placed, &out.nodes.back().pods);
     }
     const int64_t placed = before - c.remaining();
     r.pod_count += placed;

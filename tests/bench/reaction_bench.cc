@@ -21,6 +21,7 @@
 #include "cloudproviders/simulated/simulated_cloud.h"
 #include "tests/support/config_files.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/pod_json.h"
 
 namespace gpua {
 namespace {
@@ -127,16 +128,8 @@ nlohmann::json Node(int i) {
 }
 
 nlohmann::json GpuPod(int i) {
-  return {
-      {"metadata",
-       {{"name", absl::StrCat("train-", i)}, {"namespace", "ml"}, {"uid", absl::StrCat("u", i)}}},
-      {"spec",
-       {{"containers",
-         {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
-      {"status",
-       {{"phase", "Pending"},
-        {"conditions",
-         {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}};
+  return testing::UnschedulablePodJson(absl::StrCat("train-", i), absl::StrCat("u", i),
+                                       {{"nvidia.com/gpu", "8"}});
 }
 
 double Percentile(std::vector<double> v, double p) {

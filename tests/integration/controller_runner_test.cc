@@ -22,6 +22,7 @@
 #include "tests/support/config_files.h"
 #include "tests/support/eventually.h"
 #include "tests/support/fake_api_server.h"
+#include "tests/support/pod_json.h"
 #include "tests/support/temp_file.h"
 
 namespace gpua::testing {
@@ -42,14 +43,7 @@ nodeGroups:
 )";
 
 nlohmann::json PendingPod(const std::string& name) {
-  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-" + name}}},
-          {"spec",
-           {{"containers",
-             {{{"name", "main"}, {"resources", {{"requests", {{"nvidia.com/gpu", "8"}}}}}}}}}},
-          {"status",
-           {{"phase", "Pending"},
-            {"conditions",
-             {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}}}};
+  return UnschedulablePodJson(name, "uid-" + name, {{"nvidia.com/gpu", "8"}});
 }
 
 // One replica of the controller in a thread, as a Deployment's pod would run it.

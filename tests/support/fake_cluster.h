@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "tests/support/fake_cloud_provider.h"
 #include "tests/support/fake_cluster_source.h"
+#include "tests/support/fake_kube_writer.h"
 
 namespace gpua::testing {
 
@@ -80,6 +81,17 @@ inline LoopInputs BuildLoopInputs(const FakeClusterSource& source, FakeCloudProv
   in.groups = std::make_unique<SnapshotGroupResizer>(*in.provider);
   return in;
 }
+
+// What a step's test builds the step on: the options, a fake for each seam, and the memory a
+// loop keeps. Declared before the step a fixture adds, so the step is built on them.
+struct LoopFakes {
+  ControllerOptions options;
+  FakeCloudProvider cloud;
+  FakeClusterSource source;
+  FakeKubeWriter writer;
+  MemoryLogSink log;
+  LoopMemory kept{writer, options, log};
+};
 
 // The input each step of the loop at `now` reads, on `in` and `kept`.
 inline PlanningInput PlanningInputOf(LoopInputs& in, LoopMemory& kept, absl::Time now) {

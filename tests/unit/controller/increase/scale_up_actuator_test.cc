@@ -13,7 +13,7 @@
 namespace gpua::testing {
 namespace {
 
-struct ActuatorFixture {
+struct ActuatorFixture : LoopFakes {
   ActuatorFixture() { cloud.AddGroup("h100", 0, 4, H100Template()); }
   std::vector<ScaleUpOutcome> Execute(int delta, const std::map<std::string, int>& added = {}) {
     ScaleUpRequest r;
@@ -36,12 +36,6 @@ struct ActuatorFixture {
     r.replaces = replaces;
     return r;
   }
-  ControllerOptions options;
-  FakeCloudProvider cloud;
-  FakeClusterSource source;
-  FakeKubeWriter writer;
-  MemoryLogSink log;
-  LoopMemory kept{writer, options, log};
   LoopInputs inputs;
 };
 

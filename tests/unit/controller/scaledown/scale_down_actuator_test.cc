@@ -13,7 +13,7 @@
 namespace gpua::testing {
 namespace {
 
-struct RemovalFixture {
+struct RemovalFixture : LoopFakes {
   RemovalFixture() {
     FakeNodeGroup& g = cloud.AddGroup("h100", 0, 4, H100Template());
     node = RegisterNode(source, g, "h100-0", kNow - absl::Hours(2));
@@ -33,12 +33,6 @@ struct RemovalFixture {
   }
   void PodsGone() { source.view.pods_by_node.erase("h100-0"); }
 
-  ControllerOptions options;
-  FakeCloudProvider cloud;
-  FakeClusterSource source;
-  FakeKubeWriter writer;
-  MemoryLogSink log;
-  LoopMemory kept{writer, options, log};
   NodeGroupBackoff backoff{BackoffOptions{}};
   NodePtr node;
   ScaleDownActuator actuator{writer, log, options.scale_down, options.status};

@@ -12,7 +12,7 @@
 namespace gpua::testing {
 namespace {
 
-struct StepFixture {
+struct StepFixture : LoopFakes {
   StepFixture() {
     options.scale_up.expander = "price";
     cloud.AddGroup("h100", 0, 4, H100Template()).price_per_hour = 10;
@@ -24,12 +24,6 @@ struct StepFixture {
     return step.Run(PlanningInputOf(in, kept, now), {pending, {}, placeholders});
   }
   std::vector<PodPtr> placeholders;  // warm capacity, as planning/buffer_pods.h makes it
-  ControllerOptions options;
-  FakeCloudProvider cloud;
-  FakeClusterSource source;
-  FakeKubeWriter writer;
-  MemoryLogSink log;
-  LoopMemory kept{writer, options, log};
   ScaleUpStep step{writer, log, options};
 };
 
