@@ -9,7 +9,7 @@ packages=(
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev openssl curl
-  nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev libcpp-httplib-dev
+  nlohmann-json3-dev libyaml-cpp-dev libsimdjson-dev libcpp-httplib-dev libre2-dev
   catch2 libbenchmark-dev
   libgoogle-perftools-dev
   prometheus
