@@ -147,6 +147,11 @@ std::string MakeEquivalenceKey(const PodSpec& pod) {
     absl::StrAppend(&key, "\x1d", pod.gang->name, "\x1f", pod.gang->min_member, "\x1f",
                     pod.gang->required_label);
   }
+  // Pods made from one claim template ask alike; a claim named directly (shared) is its own.
+  // The claim the controller made from a template is left out: it is the pod's alone.
+  for (const dra::PodClaimRef& c : pod.claim_refs) {
+    absl::StrAppend(&key, "\x1d", c.name, "\x1f", c.claim_name, "\x1f", c.template_name);
+  }
   return key;
 }
 

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "base/memo.h"
+#include "estimator/dra/pod_claim_ref.h"
 #include "estimator/labels.h"
 #include "estimator/resource_list.h"
 #include "estimator/resource_vector.h"
@@ -101,6 +102,8 @@ struct PodSpec {
   // not stated.
   std::string cuda_version;
   std::optional<GangRef> gang;
+  // spec.resourceClaims, with the claims status.resourceClaimStatuses says were made.
+  std::vector<dra::PodClaimRef> claim_refs;
 
   // Set when the object could not be read whole; such a pod is reported unschedulable with
   // this message and never planned for.

@@ -10,6 +10,7 @@
 #include "estimator/gpu/cuda_compat.h"
 #include "kubeobjects/api_time.h"
 #include "kubeobjects/object_meta.h"
+#include "kubeobjects/resource_claims.h"
 #include "kubeobjects/selectors.h"
 
 namespace gpua {
@@ -129,22 +130,7 @@ absl::Status DecodeNodeAffinity(const JsonReader& affinity, PodSpec& pod) {
   const JsonReader required =
       affinity.Field("nodeAffinity").Field("requiredDuringSchedulingIgnoredDuringExecution");
   if (required.IsNull()) return absl::OkStatus();
-  NodeSelector selector;
-  GPUA_RETURN_IF_ERROR(
-      required.Field("nodeSelectorTerms").ForEach([&](const JsonReader& t) -> absl::Status {
-        NodeSelectorTerm term;
-        GPUA_ASSIGN_OR_RETURN(term.match_expressions,
-                              DecodeRequirements(t.Field("matchExpressions"), true));
-        GPUA_ASSIGN_OR_RETURN(term.match_fields, DecodeRequirements(t.Field("matchFields"), true));
-        for (const Requirement& f : term.match_fields) {
-          if (f.key != "metadata.name") {
-            return t.Field("matchFields")
-                .Error(absl::StrCat("unsupported field \"", f.key, "\" (only metadata.name)"));
-          }
-        }
-        selector.terms.push_back(std::move(term));
-        return absl::OkStatus();
-      }));
+  GPUA_ASSIGN_OR_RETURN(NodeSelector selector, DecodeNodeSelector(required));
   pod.required_node_affinity = std::move(selector);
   return absl::OkStatus();
 }
@@ -242,6 +228,7 @@ absl::Status DecodePodInto(const JsonReader& obj, PodSpec& pod) {
   }
   GPUA_RETURN_IF_ERROR(DecodeGpuAnnotations(meta.Field("annotations"), pod));
   GPUA_RETURN_IF_ERROR(DecodeGang(meta, pod));
+  GPUA_ASSIGN_OR_RETURN(pod.claim_refs, DecodePodClaimRefs(obj));
   for (const auto& [name, q] : pod.requests) {
     if (q.Sign() < 0) {
       return spec.Error(absl::StrCat("negative request for ", name, " (", q.ToString(), ")"));

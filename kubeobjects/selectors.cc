@@ -1,6 +1,7 @@
 #include "kubeobjects/selectors.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 
 namespace gpua {
@@ -42,6 +43,26 @@ absl::StatusOr<std::optional<LabelSelector>> DecodeLabelSelector(const JsonReade
                         DecodeRequirements(r.Field("matchExpressions"), false));
   sel.requirements.insert(sel.requirements.end(), exprs.begin(), exprs.end());
   return std::optional<LabelSelector>(std::move(sel));
+}
+
+absl::StatusOr<NodeSelector> DecodeNodeSelector(const JsonReader& selector) {
+  NodeSelector out;
+  GPUA_RETURN_IF_ERROR(
+      selector.Field("nodeSelectorTerms").ForEach([&](const JsonReader& t) -> absl::Status {
+        NodeSelectorTerm term;
+        GPUA_ASSIGN_OR_RETURN(term.match_expressions,
+                              DecodeRequirements(t.Field("matchExpressions"), true));
+        GPUA_ASSIGN_OR_RETURN(term.match_fields, DecodeRequirements(t.Field("matchFields"), true));
+        for (const Requirement& f : term.match_fields) {
+          if (f.key != "metadata.name") {
+            return t.Field("matchFields")
+                .Error(absl::StrCat("unsupported field \"", f.key, "\" (only metadata.name)"));
+          }
+        }
+        out.terms.push_back(std::move(term));
+        return absl::OkStatus();
+      }));
+  return out;
 }
 
 }  // namespace gpua

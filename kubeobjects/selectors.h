@@ -20,6 +20,10 @@ absl::StatusOr<std::vector<Requirement>> DecodeRequirements(const JsonReader& li
 // A null selector stays absent (matches nothing); {} matches everything.
 absl::StatusOr<std::optional<LabelSelector>> DecodeLabelSelector(const JsonReader& selector);
 
+// A NodeSelector: nodeSelectorTerms, each with matchExpressions and matchFields (only
+// metadata.name).
+absl::StatusOr<NodeSelector> DecodeNodeSelector(const JsonReader& selector);
+
 }  // namespace gpua
 
 #endif  // GPUA_KUBEOBJECTS_SELECTORS_H_

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "estimator/cel/cel_program.h"
+#include "estimator/dra/pod_claim_ref.h"
 #include "estimator/labels.h"
 
 namespace gpua::dra {
@@ -84,6 +85,25 @@ struct AllocatedDevice {
 struct ClaimAllocation {
   std::vector<AllocatedDevice> devices;
   std::optional<NodeSelector> node_selector;  // absent: every node
+};
+
+struct ResourceClaim {
+  std::string namespace_name;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  std::shared_ptr<const ClaimSpec> spec;
+  std::shared_ptr<const ClaimAllocation> allocation;  // null: not allocated
+  std::vector<std::string> reserved_for;              // uids of the pods using it
+  std::string Key() const { return namespace_name + "/" + name; }
+};
+
+struct ResourceClaimTemplate {
+  std::string namespace_name;
+  std::string name;
+  std::string resource_version;
+  std::shared_ptr<const ClaimSpec> spec;
+  std::string Key() const { return namespace_name + "/" + name; }
 };
 
 // One entry of a pod's spec.resourceClaims, resolved against the cluster's claims and

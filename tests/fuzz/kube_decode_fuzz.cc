@@ -1,5 +1,6 @@
 // Fuzzes what the informers decode from the API server: any bytes as a Pod, Node,
-// PodDisruptionBudget, DaemonSet, workload controller and Lease, read from simdjson's DOM
+// PodDisruptionBudget, DaemonSet, workload controller, Lease and DRA object (DeviceClass,
+// ResourceSlice, ResourceClaim, ResourceClaimTemplate), read from simdjson's DOM
 // (as the informers do) and from nlohmann's tree (as the file-reading tools do). Nothing may
 // crash, and both readings must agree on whether an object is valid and what it asks for:
 // the controller and `gpu-autoscaler estimate` must never see two different pods.
@@ -15,11 +16,14 @@
 #include <string_view>
 
 #include "kubeobjects/config_map.h"
+#include "kubeobjects/device_classes.h"
 #include "kubeobjects/json_text.h"
 #include "kubeobjects/lease.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
+#include "kubeobjects/resource_claims.h"
+#include "kubeobjects/resource_slices.h"
 #include "kubeobjects/workloads.h"
 #include "tests/fuzz/repeated_keys.h"
 
@@ -38,6 +42,17 @@ std::string Describe(const gpua::PodSpec& pod) {
 template <typename T>
 std::string Describe(const absl::StatusOr<T>& decoded) {
   return decoded.ok() ? "ok" : std::string(decoded.status().message());
+}
+
+// A slice's devices and counters, counted, so the two readers must agree on what it holds.
+std::string DescribeSlice(const absl::StatusOr<gpua::dra::ResourceSlice>& s) {
+  if (!s.ok()) return std::string(s.status().message());
+  std::string out = s->driver + "/" + s->pool;
+  for (const gpua::dra::Device& d : s->devices) {
+    out += "|" + d.name + ":" + std::to_string(d.attributes.size()) + "," +
+           std::to_string(d.capacity.size()) + "," + std::to_string(d.consumes_counters.size());
+  }
+  return out + "|" + std::to_string(s->counter_sets.size());
 }
 
 }  // namespace
@@ -71,5 +86,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   same("ReplicaSet", Describe(gpua::DecodeWorkload(simd, "ReplicaSet")),
        Describe(gpua::DecodeWorkload(nl, "ReplicaSet")));
   same("Lease", Describe(gpua::DecodeLease(simd)), Describe(gpua::DecodeLease(nl)));
+  same("DeviceClass", Describe(gpua::DecodeDeviceClass(simd)),
+       Describe(gpua::DecodeDeviceClass(nl)));
+  same("ResourceSlice", DescribeSlice(gpua::DecodeResourceSlice(simd)),
+       DescribeSlice(gpua::DecodeResourceSlice(nl)));
+  same("ResourceClaim", Describe(gpua::DecodeResourceClaim(simd)),
+       Describe(gpua::DecodeResourceClaim(nl)));
+  same("ResourceClaimTemplate", Describe(gpua::DecodeResourceClaimTemplate(simd)),
+       Describe(gpua::DecodeResourceClaimTemplate(nl)));
   return 0;
 }
