@@ -1,6 +1,7 @@
 #include "cloudproviders/node_group_file.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
@@ -9,10 +10,12 @@
 #include "base/file.h"
 #include "base/status_macros.h"
 #include "cloudproviders/clusterapi/group_annotations.h"
+#include "estimator/dra/template_slices.h"
 #include "kubeobjects/documents.h"
 #include "kubeobjects/json_reader.h"
 #include "kubeobjects/json_text.h"
 #include "kubeobjects/nodes.h"
+#include "kubeobjects/resource_slices.h"
 
 namespace gpua {
 namespace {
@@ -134,11 +137,30 @@ absl::Status ReadClusterApiGroup(const JsonReader& object, NodeGroupConfig& g) {
   return absl::OkStatus();
 }
 
+// resourceSlices: the ResourceSlice objects DRA drivers publish for one node of the group.
+// They must be a node's own (spec.nodeName): the template's node is each new node.
+absl::StatusOr<std::vector<std::shared_ptr<const dra::ResourceSlice>>> ReadTemplateSlices(
+    const JsonReader& list) {
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> out;
+  GPUA_RETURN_IF_ERROR(list.ForEach([&](const JsonReader& item) -> absl::Status {
+    absl::StatusOr<dra::ResourceSlice> slice = DecodeResourceSlice(item.Rooted());
+    if (!slice.ok()) return item.Error(slice.status().message());
+    if (slice->node_name.empty()) {
+      return item.Field("spec").Error(
+          "a node group's slice must be one node's own: set spec.nodeName (any name; each new "
+          "node gets its own copy)");
+    }
+    out.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(slice)));
+    return absl::OkStatus();
+  }));
+  return out;
+}
+
 absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
   NodeGroupConfig g;
-  GPUA_RETURN_IF_ERROR(
-      r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour", "capacityType",
-                       "template", "clusterAPI", "options", "simulation", "warm"}));
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"id", "minSize", "maxSize", "targetSize", "pricePerHour",
+                                        "capacityType", "template", "resourceSlices", "clusterAPI",
+                                        "options", "simulation", "warm"}));
   GPUA_ASSIGN_OR_RETURN(g.spec.id, r.Field("id").String());
   const JsonReader capi = r.Field("clusterAPI");
   if (!capi.IsNull()) {
@@ -177,6 +199,11 @@ absl::StatusOr<NodeGroupConfig> ReadGroup(const JsonReader& r) {
     if (!tmpl.IsObject()) return tmpl.Error("required: a Kubernetes Node (or clusterAPI)");
     GPUA_ASSIGN_OR_RETURN(g.spec.node_template, DecodeNodeTemplate(tmpl));
     GPUA_ASSIGN_OR_RETURN(g.options, ReadOptions(r.Field("options")));
+  }
+  GPUA_ASSIGN_OR_RETURN(g.spec.node_template.resource_slices,
+                        ReadTemplateSlices(r.Field("resourceSlices")));
+  if (absl::Status s = dra::DeriveTemplateSlices(g.spec.node_template, "template"); !s.ok()) {
+    return r.Error(s.message());
   }
   GPUA_ASSIGN_OR_RETURN(g.simulation, ReadSimulation(r.Field("simulation")));
   GPUA_ASSIGN_OR_RETURN(g.warm, ReadWarm(r.Field("warm"), g.spec.max_size));

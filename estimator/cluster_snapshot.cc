@@ -2,7 +2,10 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "estimator/dra/pod_claims.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
+#include "estimator/gpu/gpu_resource.h"
 #include "estimator/node_room.h"
 
 namespace gpua {
@@ -22,12 +25,16 @@ std::shared_ptr<const NodeProps> ClusterSnapshot::PropsOf(Node& n) {
   props->group_id = n.group_id;
   // A running node's labels say how its GPUs are shared; if they cannot be read, its
   // advertised resources still count, only the sharing rules are not checked.
-  absl::StatusOr<std::optional<GpuInventory>> gpu =
-      ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
-  if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
+  // One whose GPUs are DRA devices (no GPU resource advertised) has no device-plugin GPUs.
+  if (n.devices == nullptr || AsksForGpus(n.allocatable)) {
+    absl::StatusOr<std::optional<GpuInventory>> gpu =
+        ReadGpuInventory(n.labels, n.annotations, n.allocatable, n.name);
+    if (gpu.ok() && gpu->has_value()) props->gpu = std::make_shared<const GpuInventory>(**gpu);
+  }
   // Moved, not copied: the source is kept only for its pods.
   props->labels = std::move(n.labels);
   props->taints = std::move(n.taints);
+  props->devices = std::move(n.devices);
   return props;
 }
 
@@ -37,6 +44,8 @@ void ClusterSnapshot::Reset(std::vector<Node> nodes) {
   journal_.clear();
   marks_.clear();
   anti_affinity_.clear();
+  claim_nodes_.clear();
+  match_cache_.Clear();
   // Slots never move, so the catalog could be kept; it starts again only when some node or
   // pod brought names beyond the fixed ones, so names that come and go do not pile up.
   if (catalog_.size() > ResourceCatalog::kFixedSlots) catalog_ = ResourceCatalog();
@@ -66,6 +75,17 @@ void ClusterSnapshot::Fill(Node& n, size_t index, SimNode& sim) {
     sim.pods.push_back(pod.get());
     NotePlaced(index, pod.get());
   }
+  FillDevices(sim, n.device_allocations);
+}
+
+void ClusterSnapshot::FillDevices(
+    SimNode& sim, const std::shared_ptr<const std::vector<dra::AllocatedDevice>>& allocations) {
+  if (sim.props->devices == nullptr) {
+    sim.devices = nullptr;
+    return;
+  }
+  sim.devices = std::make_shared<dra::DeviceUse>(sim.props->devices);
+  if (allocations != nullptr) sim.devices->TakeAllocated(*allocations);
 }
 
 void ClusterSnapshot::TakeRoom(Node& n, size_t index, SimNode& sim) {
@@ -82,6 +102,9 @@ void ClusterSnapshot::TakeRoom(Node& n, size_t index, SimNode& sim) {
     sim.free = room.free;
     sim.ports.assign(room.ports.begin(), room.ports.end());
     sim.pods.assign(room.pods.begin(), room.pods.end());
+    FillDevices(sim, n.device_allocations);
+  } else if (sim.devices != nullptr || n.props->devices != nullptr) {
+    FillDevices(sim, n.device_allocations);  // claims change without the node's room changing
   }
   if (!room.any_anti_affinity) return;
   for (const PodSpec* pod : room.pods) NotePlaced(index, pod);
@@ -109,6 +132,7 @@ size_t ClusterSnapshot::AddNodeFromTemplate(const std::string& name,
   sim.name = name;
   sim.props = std::move(props);
   sim.is_new = true;
+  FillDevices(sim, nullptr);
   sim.allocatable = allocatable;
   sim.free = allocatable;
   SubtractFrom(sim.free, daemonset_requests);
@@ -144,7 +168,69 @@ void ClusterSnapshot::AddPods(size_t index, const PodSpec* pod, const ResourceVe
   change.copies = copies;
   change.ports_before = ports_before;
   change.request = request;
+  if (pod->devices != nullptr) {
+    for (int64_t i = 0; i < copies; ++i) {
+      absl::StatusOr<DevicePlan> plan = PlanDevices(*pod, index);
+      if (!plan.ok()) continue;  // the caller placed it unchecked: it holds no devices
+      if (n.devices != nullptr) n.devices->Take(plan->picks);
+      for (const std::string& claim : plan->new_claims) claim_nodes_[claim] = index;
+      change.picks.insert(change.picks.end(), plan->picks.begin(), plan->picks.end());
+      change.claims.insert(change.claims.end(), plan->new_claims.begin(), plan->new_claims.end());
+    }
+  }
   journal_.push_back(std::move(change));
+}
+
+absl::StatusOr<ClusterSnapshot::DevicePlan> ClusterSnapshot::PlanDevices(const PodSpec& pod,
+                                                                         size_t index) const {
+  DevicePlan plan;
+  if (pod.devices == nullptr) return plan;
+  const SimNode& node = nodes_[index];
+  std::vector<const dra::ClaimSpec*> to_allocate;
+  std::vector<std::string> shared_keys;
+  for (const dra::PodClaim& claim : pod.devices->claims) {
+    if (!claim.unresolved.ok()) return claim.unresolved;
+    if (claim.allocation != nullptr) {
+      const std::optional<NodeSelector>& where = claim.allocation->node_selector;
+      if (where.has_value() && !where->Matches(node.props->labels, node.name)) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("claim ", claim.name, " is allocated to devices of other nodes"));
+      }
+      continue;
+    }
+    if (claim.shared) {
+      auto it = claim_nodes_.find(claim.claim_key);
+      if (it != claim_nodes_.end()) {
+        if (it->second == index) continue;
+        return absl::FailedPreconditionError(absl::StrCat(
+            "claim ", claim.name, " gets its devices on node ", nodes_[it->second].name));
+      }
+      shared_keys.push_back(claim.claim_key);
+    }
+    to_allocate.push_back(claim.spec.get());
+  }
+  if (to_allocate.empty()) return plan;
+  static const auto* const kNoDevices =
+      new dra::DeviceUse(std::make_shared<const dra::NodeDevices>());
+  const dra::DeviceUse& use = node.devices != nullptr ? *node.devices : *kNoDevices;
+  static const auto* const kNoClasses = new dra::DeviceClasses();
+  const dra::DeviceClasses* classes =
+      pod.devices->classes != nullptr ? pod.devices->classes.get() : kNoClasses;
+  absl::StatusOr<std::vector<std::vector<dra::DevicePick>>> picks =
+      dra::Allocate(dra::AllocationRequest{std::move(to_allocate), classes}, use, &match_cache_);
+  if (!picks.ok()) return picks.status();
+  for (auto& per_claim : *picks) {
+    plan.picks.insert(plan.picks.end(), per_claim.begin(), per_claim.end());
+  }
+  plan.new_claims = std::move(shared_keys);
+  return plan;
+}
+
+std::optional<std::string> ClusterSnapshot::CheckDevices(const PodSpec& pod, size_t index) const {
+  if (pod.devices == nullptr) return std::nullopt;
+  absl::StatusOr<DevicePlan> plan = PlanDevices(pod, index);
+  if (plan.ok()) return std::nullopt;
+  return absl::StrCat("cannot allocate all claims: ", plan.status().message());
 }
 
 void ClusterSnapshot::Fork() { marks_.push_back(journal_.size()); }
@@ -161,6 +247,8 @@ void ClusterSnapshot::Revert() {
       AddInto(n.free, c.request, c.copies);
       n.ports.resize(c.ports_before);
       n.pods.resize(n.pods.size() - static_cast<size_t>(c.copies));
+      if (n.devices != nullptr && !c.picks.empty()) n.devices->Release(c.picks);
+      for (const std::string& claim : c.claims) claim_nodes_.erase(claim);
     }
     anti_affinity_.resize(c.anti_affinity_before);
     journal_.pop_back();

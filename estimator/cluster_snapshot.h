@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "estimator/dra/allocator.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 #include "estimator/resource_vector.h"
@@ -28,6 +30,9 @@ struct SimNode {
   // placed on it since: a Reset with the same room and props need not fill it again.
   std::shared_ptr<const NodeRoom> room;
   bool changed = false;
+  // What of its DRA devices is taken; null when it has none. Its own (never shared between
+  // nodes), since pods placed in the simulation take devices.
+  std::shared_ptr<dra::DeviceUse> devices;
 
   // The node's value for a topology key; every node is its own hostname domain.
   std::optional<absl::string_view> TopologyValue(absl::string_view key) const;
@@ -64,7 +69,13 @@ class ClusterSnapshot {
                              const ResourceVector& allocatable,
                              const std::vector<const PodSpec*>& daemonset_pods,
                              const ResourceVector& daemonset_requests);
-  // Places `copies` of `pod`, whose PodRequest is `request`, on node `index`.
+  // Whether the pod's DRA claims can get devices on node `index`: nullopt when they can (or
+  // it has none), else why not. A claim allocated already (in the cluster, or to a pod placed
+  // in this simulation, for a shared claim) must be used where its devices are.
+  std::optional<std::string> CheckDevices(const PodSpec& pod, size_t index) const;
+
+  // Places `copies` of `pod`, whose PodRequest is `request`, on node `index`, with the devices
+  // its claims get there (CheckDevices must have said they can).
   void AddPods(size_t index, const PodSpec* pod, const ResourceVector& request, int64_t copies = 1);
 
   void Fork();
@@ -87,7 +98,18 @@ class ClusterSnapshot {
     size_t ports_before = 0;
     size_t anti_affinity_before = 0;
     ResourceVector request;
+    std::vector<dra::DevicePick> picks;  // devices the pods took
+    std::vector<std::string> claims;     // shared claims first allocated here
   };
+  // What a pod's claims would take on a node.
+  struct DevicePlan {
+    std::vector<dra::DevicePick> picks;
+    std::vector<std::string> new_claims;
+  };
+  absl::StatusOr<DevicePlan> PlanDevices(const PodSpec& pod, size_t index) const;
+  // The node's device use from its props' devices and the allocations its claims hold.
+  void FillDevices(SimNode& sim,
+                   const std::shared_ptr<const std::vector<dra::AllocatedDevice>>& allocations);
   void NotePlaced(size_t node, const PodSpec* pod, int64_t copies = 1);
   // Fills `sim`, node `index`, from `n`, reusing what `sim` already holds.
   void Fill(Node& n, size_t index, SimNode& sim);
@@ -102,6 +124,9 @@ class ClusterSnapshot {
   std::vector<Change> journal_;
   std::vector<size_t> marks_;
   std::vector<PlacedPod> anti_affinity_;
+  // Shared claims given devices in this simulation, and their node.
+  absl::flat_hash_map<std::string, size_t> claim_nodes_;
+  mutable dra::MatchCache match_cache_;
 };
 
 }  // namespace gpua

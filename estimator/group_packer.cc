@@ -5,7 +5,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "estimator/dra/resource_slice.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
+#include "estimator/gpu/gpu_resource.h"
 #include "estimator/node_filler.h"
 #include "estimator/placement.h"
 #include "estimator/predicates.h"
@@ -60,10 +62,18 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
   t.props->labels = group.node_template.labels;
   t.props->taints = group.node_template.taints;
   t.props->group_id = group.id;
+  if (!group.node_template.resource_slices.empty()) {
+    std::vector<const dra::ResourceSlice*> slices;
+    for (const auto& s : group.node_template.resource_slices) slices.push_back(s.get());
+    t.props->devices = std::make_shared<const dra::NodeDevices>(dra::AssemblePools(slices));
+  }
   ResourceCatalog& catalog = snapshot.catalog();
   const NodeTemplate& tmpl = group.node_template;
   t.gpu = group.gpus;
-  if (t.gpu == nullptr) {
+  // A node whose GPUs are DRA devices advertises no GPU resource; the labels GPU feature
+  // discovery still puts on it do not make it a device-plugin GPU node.
+  const bool dra_gpus = t.props->devices != nullptr && !AsksForGpus(tmpl.allocatable);
+  if (t.gpu == nullptr && !dra_gpus) {
     absl::StatusOr<std::optional<GpuInventory>> gpu =
         ReadGpuInventory(tmpl.labels, tmpl.annotations, tmpl.allocatable,
                          absl::StrCat("node group ", group.id, ": template"));

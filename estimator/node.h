@@ -17,6 +17,11 @@ namespace gpua {
 
 class GpuInventory;
 struct NodeRoom;
+namespace dra {
+struct NodeDevices;
+struct ResourceSlice;
+struct AllocatedDevice;
+}  // namespace dra
 
 inline constexpr absl::string_view kLabelHostname = "kubernetes.io/hostname";
 inline constexpr absl::string_view kLabelZone = "topology.kubernetes.io/zone";
@@ -30,6 +35,9 @@ struct NodeTemplate {
   ResourceList allocatable;  // includes "pods", the pod capacity
   // DaemonSet pods every new node will run; their requests come off allocatable.
   std::vector<PodSpec> daemonset_pods;
+  // The ResourceSlices its DRA drivers will publish for one node (names and node name are
+  // the template's; each simulated node gets its own copy of the devices).
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> resource_slices;
 };
 
 // What does not change while pods come and go; shared by every node made from a template.
@@ -39,6 +47,8 @@ struct NodeProps {
   bool unschedulable = false;
   std::string group_id;
   std::shared_ptr<const GpuInventory> gpu;  // null: no GPUs, or none that could be read
+  // DRA devices in the node's complete pools; null: none.
+  std::shared_ptr<const dra::NodeDevices> devices;
 };
 
 struct Node {
@@ -62,6 +72,10 @@ struct Node {
   // When set, its allocatable and pods as a snapshot takes them (node_room.h), worked out by
   // the caller and shared; with `props` set too, `allocatable` and `pods` need not be filled.
   std::shared_ptr<const NodeRoom> room;
+  // DRA: the devices its drivers publish (moved into the props a snapshot makes; with
+  // `props` set, the props' are used) and those its pods' claims hold.
+  std::shared_ptr<const dra::NodeDevices> devices;
+  std::shared_ptr<const std::vector<dra::AllocatedDevice>> device_allocations;
 };
 
 // Node group as the estimator needs it: sizes, price and what its nodes look like.

@@ -24,6 +24,7 @@ int64_t PlaceOnNode(const PodClass& c, ClusterSnapshot& snapshot, size_t index, 
     ++*checks;
     std::optional<std::string> reason = CheckResources(snapshot.catalog(), c.request, node.free);
     if (!reason) reason = CheckPodInteractions(*c.pod, snapshot, index);
+    if (!reason) reason = snapshot.CheckDevices(*c.pod, index);
     if (reason) {
       *why_not = std::move(reason);
       break;

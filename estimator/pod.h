@@ -3,6 +3,7 @@
 #define GPUA_ESTIMATOR_POD_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,10 @@
 #include "estimator/taints.h"
 
 namespace gpua {
+
+namespace dra {
+struct PodDevices;
+}  // namespace dra
 
 struct OwnerReference {
   std::string kind;
@@ -104,6 +109,9 @@ struct PodSpec {
   std::optional<GangRef> gang;
   // spec.resourceClaims, with the claims status.resourceClaimStatuses says were made.
   std::vector<dra::PodClaimRef> claim_refs;
+  // The claims resolved against the cluster's claims, templates and device classes (by the
+  // caller that knows them); null when the pod asks for no DRA devices.
+  std::shared_ptr<const dra::PodDevices> devices;
 
   // Set when the object could not be read whole; such a pod is reported unschedulable with
   // this message and never planned for.

@@ -81,7 +81,7 @@ std::optional<std::string> CheckResources(const ResourceCatalog& catalog,
 
 bool IsolatedFromOtherPods(const PodSpec& pod) {
   return pod.host_ports.empty() && pod.affinity.empty() && pod.anti_affinity.empty() &&
-         pod.spread.empty();
+         pod.spread.empty() && pod.devices == nullptr;
 }
 
 namespace {
@@ -206,7 +206,8 @@ std::optional<std::string> CheckFit(const PodSpec& pod, const ResourceVector& re
   const SimNode& node = snapshot.node(node_index);
   if (auto reason = CheckNodeStatic(pod, *node.props, node.name)) return reason;
   if (auto reason = CheckResources(snapshot.catalog(), request, node.free)) return reason;
-  return CheckPodInteractions(pod, snapshot, node_index);
+  if (auto reason = CheckPodInteractions(pod, snapshot, node_index)) return reason;
+  return snapshot.CheckDevices(pod, node_index);
 }
 
 }  // namespace gpua

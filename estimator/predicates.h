@@ -47,12 +47,13 @@ std::optional<std::string> CheckResources(const ResourceCatalog& catalog,
 std::optional<std::string> CheckPodInteractions(const PodSpec& pod, const ClusterSnapshot& snapshot,
                                                 size_t node_index);
 
-// Every check, in kube-scheduler's order.
+// Every check, in kube-scheduler's order, DRA's claims last.
 std::optional<std::string> CheckFit(const PodSpec& pod, const ResourceVector& request,
                                     const ClusterSnapshot& snapshot, size_t node_index);
 
-// True when the pod itself asks for none of the checks that look at other pods. (Whether
-// another pod's anti-affinity rejects it is the caller's to know.)
+// True when the pod itself asks for none of the checks that look at other pods, nor for DRA
+// devices (whose use other pods share). (Whether another pod's anti-affinity rejects it is
+// the caller's to know.)
 bool IsolatedFromOtherPods(const PodSpec& pod);
 
 }  // namespace gpua

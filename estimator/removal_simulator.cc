@@ -80,6 +80,7 @@ std::optional<std::string> RemovalSimulator::WhyNotOn(const PodSpec& pod,
   if (!reason) reason = CheckResources(snapshot_.catalog(), request, node.free);
   if (!reason) reason = CheckPodInteractions(pod, snapshot_, n);
   if (!reason && node.props->gpu) reason = CheckGpuFit(pod, *node.props->gpu, policy_);
+  if (!reason) reason = snapshot_.CheckDevices(pod, n);
   return reason;
 }
 

@@ -71,7 +71,8 @@ absl::StatusOr<dra::DeviceRequest> DecodeRequest(const JsonReader& r) {
       dra::ExactRequest sub;
       GPUA_ASSIGN_OR_RETURN(sub.name, s.Field("name").String());
       if (sub.name.empty()) return s.Field("name").Error("missing");
-      if (!names.insert(sub.name).second) return s.Field("name").Error("duplicate sub-request name");
+      if (!names.insert(sub.name).second)
+        return s.Field("name").Error("duplicate sub-request name");
       GPUA_RETURN_IF_ERROR(DecodeExact(s, sub));
       out.alternatives.push_back(std::move(sub));
       return absl::OkStatus();
@@ -142,7 +143,8 @@ absl::StatusOr<std::shared_ptr<const dra::ClaimAllocation>> DecodeAllocation(con
 
 absl::StatusOr<dra::ResourceClaim> DecodeResourceClaim(const JsonReader& object) {
   return DecodeNamed<dra::ResourceClaim>(
-      object, "ResourceClaim", [&](dra::ResourceClaim& out) -> absl::Status {
+      object, "ResourceClaim",
+      [&](dra::ResourceClaim& out) -> absl::Status {
         GPUA_ASSIGN_OR_RETURN(out.uid, object.Field("metadata").Field("uid").String());
         GPUA_ASSIGN_OR_RETURN(out.spec, DecodeClaimSpec(object.Field("spec")));
         const JsonReader status = object.Field("status");
@@ -176,20 +178,24 @@ absl::StatusOr<std::vector<dra::PodClaimRef>> DecodePodClaimRefs(const JsonReade
         GPUA_ASSIGN_OR_RETURN(ref.claim_name, c.Field("resourceClaimName").String());
         GPUA_ASSIGN_OR_RETURN(ref.template_name, c.Field("resourceClaimTemplateName").String());
         if (ref.claim_name.empty() == ref.template_name.empty()) {
-          return c.Error("exactly one of resourceClaimName and resourceClaimTemplateName must be set");
+          return c.Error(
+              "exactly one of resourceClaimName and resourceClaimTemplateName must be set");
         }
         out.push_back(std::move(ref));
         return absl::OkStatus();
       }));
-  GPUA_RETURN_IF_ERROR(pod.Field("status").Field("resourceClaimStatuses").ForEach(
-      [&](const JsonReader& s) -> absl::Status {
-        GPUA_ASSIGN_OR_RETURN(std::string name, s.Field("name").String());
-        GPUA_ASSIGN_OR_RETURN(std::string made, s.Field("resourceClaimName").String());
-        for (dra::PodClaimRef& ref : out) {
-          if (ref.name == name && !ref.template_name.empty()) ref.made_claim = made;
-        }
-        return absl::OkStatus();
-      }));
+  GPUA_RETURN_IF_ERROR(pod.Field("status")
+                           .Field("resourceClaimStatuses")
+                           .ForEach([&](const JsonReader& s) -> absl::Status {
+                             GPUA_ASSIGN_OR_RETURN(std::string name, s.Field("name").String());
+                             GPUA_ASSIGN_OR_RETURN(std::string made,
+                                                   s.Field("resourceClaimName").String());
+                             for (dra::PodClaimRef& ref : out) {
+                               if (ref.name == name && !ref.template_name.empty())
+                                 ref.made_claim = made;
+                             }
+                             return absl::OkStatus();
+                           }));
   return out;
 }
 

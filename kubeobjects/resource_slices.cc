@@ -49,7 +49,8 @@ absl::StatusOr<Quantity> ReadQuantity(const JsonReader& value) {
     GPUA_ASSIGN_OR_RETURN(int64_t units, value.Int());
     q = Quantity::FromUnits(units);
   }
-  if (!q.ok()) return value.Error(q.status().message().empty() ? "not a quantity" : q.status().message());
+  if (!q.ok())
+    return value.Error(q.status().message().empty() ? "not a quantity" : q.status().message());
   if (q->Sign() < 0) return value.Error("must not be negative");
   return q;
 }
@@ -80,26 +81,28 @@ absl::StatusOr<std::vector<dra::CounterSet>> DecodeCounterSets(const JsonReader&
 
 absl::Status DecodeDeviceFields(const JsonReader& d, const std::string& driver,
                                 dra::Device& device) {
-  GPUA_RETURN_IF_ERROR(d.Field("attributes").ForEachMember(
-      [&](absl::string_view name, const JsonReader& a) -> absl::Status {
-        GPUA_ASSIGN_OR_RETURN(dra::AttributeValue v, DecodeAttribute(a));
-        auto [domain, local] = dra::SplitQualifiedName(name, driver);
-        device.attributes[domain][local] = std::move(v);
-        return absl::OkStatus();
-      }));
+  GPUA_RETURN_IF_ERROR(
+      d.Field("attributes")
+          .ForEachMember([&](absl::string_view name, const JsonReader& a) -> absl::Status {
+            GPUA_ASSIGN_OR_RETURN(dra::AttributeValue v, DecodeAttribute(a));
+            auto [domain, local] = dra::SplitQualifiedName(name, driver);
+            device.attributes[domain][local] = std::move(v);
+            return absl::OkStatus();
+          }));
   GPUA_ASSIGN_OR_RETURN(auto capacity, DecodeAmounts(d.Field("capacity")));
   for (auto& [name, q] : capacity) {
     auto [domain, local] = dra::SplitQualifiedName(name, driver);
     device.capacity[domain][local] = q;
   }
-  GPUA_RETURN_IF_ERROR(d.Field("consumesCounters").ForEach([&](const JsonReader& c) -> absl::Status {
-    dra::CounterConsumption use;
-    GPUA_ASSIGN_OR_RETURN(use.counter_set, c.Field("counterSet").String());
-    if (use.counter_set.empty()) return c.Field("counterSet").Error("missing");
-    GPUA_ASSIGN_OR_RETURN(use.counters, DecodeAmounts(c.Field("counters")));
-    device.consumes_counters.push_back(std::move(use));
-    return absl::OkStatus();
-  }));
+  GPUA_RETURN_IF_ERROR(
+      d.Field("consumesCounters").ForEach([&](const JsonReader& c) -> absl::Status {
+        dra::CounterConsumption use;
+        GPUA_ASSIGN_OR_RETURN(use.counter_set, c.Field("counterSet").String());
+        if (use.counter_set.empty()) return c.Field("counterSet").Error("missing");
+        GPUA_ASSIGN_OR_RETURN(use.counters, DecodeAmounts(c.Field("counters")));
+        device.consumes_counters.push_back(std::move(use));
+        return absl::OkStatus();
+      }));
   GPUA_RETURN_IF_ERROR(d.Field("taints").ForEach([&](const JsonReader& t) -> absl::Status {
     dra::DeviceTaint taint;
     GPUA_ASSIGN_OR_RETURN(taint.key, t.Field("key").String());

@@ -13,6 +13,7 @@
 #include "estimator/estimate.h"
 #include "estimator/expander.h"
 #include "kubeobjects/documents.h"
+#include "kubeobjects/dra_objects.h"
 #include "kubeobjects/pod_groups.h"
 #include "kubeobjects/pods.h"
 
@@ -125,6 +126,17 @@ absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& er
   constexpr int64_t kMaxPodsFileBytes = int64_t{256} << 20;
   GPUA_ASSIGN_OR_RETURN(const std::string text, ReadFile(f.pods_file, kMaxPodsFileBytes));
   GPUA_ASSIGN_OR_RETURN(const std::vector<nlohmann::json> objects, ParseObjects(text, f.pods_file));
+  // The file's DRA objects first: pods name their claims and templates in any order.
+  DraObjects dra;
+  for (const nlohmann::json& o : objects) {
+    if (!o.is_object() || !o.contains("kind") || !o["kind"].is_string() ||
+        !IsDraKind(o["kind"].get<std::string>())) {
+      continue;
+    }
+    if (absl::Status s = AddDraObject(o, dra); !s.ok()) {
+      err << "warning: " << f.pods_file << ": " << s.message() << "\n";
+    }
+  }
   absl::flat_hash_set<std::string> seen;
   for (const nlohmann::json& o : objects) {
     if (!IsPodObject(o) || !IsPending(o)) continue;
@@ -137,6 +149,7 @@ absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& er
     if (!in.pods.back().invalid.ok()) {
       err << "warning: " << f.pods_file << ": " << in.pods.back().invalid.message() << "\n";
     }
+    AttachPodDevices(dra, in.pods.back());
   }
   ApplyPodGroups(PodGroupMinMembers(objects), in.pods);
   return in;
@@ -158,7 +171,8 @@ int RunEstimateCommand(const CommandArgs& args, const CommandIo& io) {
   EstimateFlags f;
   FlagSet flags("gpu-autoscaler estimate");
   flags.AddString("pods", &f.pods_file,
-                  "pending pods: a PodList or List (kubectl get pods -o json) or a YAML stream");
+                  "pending pods: a PodList or List (kubectl get pods -o json) or a YAML stream, "
+                  "with the DeviceClasses, ResourceClaims and ResourceClaimTemplates they use");
   flags.AddString("node-groups", &f.node_groups_file, "the node-group file (YAML or JSON)");
   flags.AddString("output", &f.output, "table or json");
   flags.AddString("expander", &f.expander, absl::StrCat("expander chain: ", ExpanderNames()));

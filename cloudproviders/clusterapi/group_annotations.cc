@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "base/status_macros.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/quantity.h"
 #include "estimator/taints.h"
 
@@ -136,6 +137,13 @@ absl::StatusOr<std::optional<NodeTemplate>> ReadTemplate(const CapiScalable& s,
   GPUA_ASSIGN_OR_RETURN(t.taints, ReadTaints(a, key("taints")));
   for (const auto& [k, v] : s.annotations) {
     if (absl::StartsWith(k, "gpu-autoscaler.io/")) t.annotations[k] = v;
+  }
+  // cluster-autoscaler's: the GPUs of gpu-count are devices of this DRA driver.
+  if (const std::string* driver = a.Find(key("dra-driver"))) {
+    t.annotations[std::string(dra::kDraDriverAnnotation)] = *driver;
+    if (absl::Status st = dra::DeriveTemplateSlices(t, s.name); !st.ok()) {
+      return a.Bad(key("dra-driver"), st.message());
+    }
   }
   return t;
 }

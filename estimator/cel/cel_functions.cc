@@ -1,5 +1,7 @@
 #include "estimator/cel/cel_functions.h"
 
+#include <re2/re2.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -15,7 +17,6 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
-#include "re2/re2.h"
 
 namespace gpua::cel {
 namespace {
@@ -25,8 +26,7 @@ using Args = std::vector<Value>;
 absl::Status NoOverload(absl::string_view name, const Args& args) {
   std::string types;
   for (const Value& a : args) absl::StrAppend(&types, types.empty() ? "" : ", ", a.TypeName());
-  return absl::InvalidArgumentError(
-      absl::StrCat("no such overload: ", name, "(", types, ")"));
+  return absl::InvalidArgumentError(absl::StrCat("no such overload: ", name, "(", types, ")"));
 }
 
 absl::Status Overflow(absl::string_view op) {
@@ -52,7 +52,8 @@ absl::StatusOr<Value> IntArithmetic(absl::string_view op, int64_t a, int64_t b) 
   } else if (op == "*") {
     if (__builtin_mul_overflow(a, b, &r)) return Overflow(op);
   } else {
-    if (b == 0) return absl::InvalidArgumentError(op == "/" ? "division by zero" : "modulus by zero");
+    if (b == 0)
+      return absl::InvalidArgumentError(op == "/" ? "division by zero" : "modulus by zero");
     if (a == INT64_MIN && b == -1) return Overflow(op);
     r = op == "/" ? a / b : a % b;
   }
@@ -68,7 +69,8 @@ absl::StatusOr<Value> UintArithmetic(absl::string_view op, uint64_t a, uint64_t 
   } else if (op == "*") {
     if (__builtin_mul_overflow(a, b, &r)) return Overflow(op);
   } else {
-    if (b == 0) return absl::InvalidArgumentError(op == "/" ? "division by zero" : "modulus by zero");
+    if (b == 0)
+      return absl::InvalidArgumentError(op == "/" ? "division by zero" : "modulus by zero");
     r = op == "/" ? a / b : a % b;
   }
   return Value::Uint(r);
@@ -184,8 +186,7 @@ std::string NormalizeSemver(absl::string_view s) {
   return absl::StrCat(absl::StrJoin(parts, "."), s.substr(core_end));
 }
 
-absl::StatusOr<Value> StringMethod(absl::string_view name, const std::string& s,
-                                   const Args& args) {
+absl::StatusOr<Value> StringMethod(absl::string_view name, const std::string& s, const Args& args) {
   const auto str = [&](size_t i) { return args.size() > i ? args[i].As<std::string>() : nullptr; };
   const auto integer = [&](size_t i) { return args.size() > i ? args[i].As<int64_t>() : nullptr; };
   if (name == "size" && args.size() == 1) {
@@ -216,7 +217,8 @@ absl::StatusOr<Value> StringMethod(absl::string_view name, const std::string& s,
       (args.size() == 2 || (args.size() == 3 && integer(2) != nullptr))) {
     const bool last = name == "lastIndexOf";
     int64_t from = args.size() == 3 ? *integer(2) : (last ? n : 0);
-    if (from < 0 || from > n) return absl::InvalidArgumentError(absl::StrCat(name, ": index out of range"));
+    if (from < 0 || from > n)
+      return absl::InvalidArgumentError(absl::StrCat(name, ": index out of range"));
     const size_t pos = last ? s.rfind(*str(1), cp[from]) : s.find(*str(1), cp[from]);
     return Value::Int(pos == std::string::npos ? -1 : index_of_byte(pos));
   }
@@ -239,9 +241,11 @@ absl::StatusOr<Value> StringMethod(absl::string_view name, const std::string& s,
   if (name == "split" && str(1) != nullptr && args.size() == 2) {
     List parts;
     if (str(1)->empty()) {
-      for (size_t i = 0; i + 1 < cp.size(); ++i) parts.push_back(Value::String(s.substr(cp[i], cp[i + 1] - cp[i])));
+      for (size_t i = 0; i + 1 < cp.size(); ++i)
+        parts.push_back(Value::String(s.substr(cp[i], cp[i + 1] - cp[i])));
     } else {
-      for (absl::string_view p : absl::StrSplit(s, *str(1))) parts.push_back(Value::String(std::string(p)));
+      for (absl::string_view p : absl::StrSplit(s, *str(1)))
+        parts.push_back(Value::String(std::string(p)));
     }
     return Value::MakeList(std::move(parts));
   }
@@ -269,7 +273,8 @@ absl::StatusOr<Value> QuantityMethod(absl::string_view name, const Quantity& q, 
   Quantity other;
   if (const auto* o = args[1].As<Quantity>()) {
     other = *o;
-  } else if (const auto* i = args[1].As<int64_t>(); i != nullptr && (name == "add" || name == "sub")) {
+  } else if (const auto* i = args[1].As<int64_t>();
+             i != nullptr && (name == "add" || name == "sub")) {
     other = Quantity::FromUnits(*i);
   } else {
     return NoOverload(name, args);
@@ -340,7 +345,8 @@ absl::StatusOr<Value> Global(absl::string_view name, const Args& args) {
   if (text != nullptr && args.size() == 1 && (name == "quantity" || name == "isQuantity")) {
     absl::StatusOr<Quantity> q = Quantity::Parse(*text);
     if (name == "isQuantity") return Value::Bool(q.ok());
-    if (!q.ok()) return absl::InvalidArgumentError(absl::StrCat("quantity: ", q.status().message()));
+    if (!q.ok())
+      return absl::InvalidArgumentError(absl::StrCat("quantity: ", q.status().message()));
     return Value::MakeQuantity(*q);
   }
   if (text != nullptr && (name == "semver" || name == "isSemver") &&

@@ -18,7 +18,7 @@ enum class Tok { kEnd, kInt, kUint, kDouble, kString, kIdent, kPunct };
 
 struct Token {
   Tok kind = Tok::kEnd;
-  std::string text;  // identifier, punctuation, or the decoded string
+  std::string text;        // identifier, punctuation, or the decoded string
   uint64_t magnitude = 0;  // kInt (before any minus) and kUint
   double number = 0;
   size_t position = 0;
@@ -28,10 +28,10 @@ absl::Status ErrorAt(size_t position, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat("at character ", position + 1, ": ", what));
 }
 
-bool IsIdentStart(char c) {
-  return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_';
+bool IsIdentStart(char c) { return absl::ascii_isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) {
+  return IsIdentStart(c) || absl::ascii_isdigit(static_cast<unsigned char>(c));
 }
-bool IsIdentChar(char c) { return IsIdentStart(c) || absl::ascii_isdigit(static_cast<unsigned char>(c)); }
 bool IsDigit(char c) { return absl::ascii_isdigit(static_cast<unsigned char>(c)); }
 
 int HexValue(char c) {
@@ -96,7 +96,8 @@ class Lexer {
     // String prefixes: r/R (raw), b/B (bytes, read as a string), in either order.
     size_t p = i_;
     bool raw = false;
-    while (p < s_.size() && p - i_ < 2 && (s_[p] == 'r' || s_[p] == 'R' || s_[p] == 'b' || s_[p] == 'B')) {
+    while (p < s_.size() && p - i_ < 2 &&
+           (s_[p] == 'r' || s_[p] == 'R' || s_[p] == 'b' || s_[p] == 'B')) {
       raw = raw || s_[p] == 'r' || s_[p] == 'R';
       ++p;
     }
@@ -201,18 +202,43 @@ class Lexer {
     const char e = s_[i_ + 1];
     i_ += 2;
     switch (e) {
-      case 'a': out->push_back('\a'); return absl::OkStatus();
-      case 'b': out->push_back('\b'); return absl::OkStatus();
-      case 'f': out->push_back('\f'); return absl::OkStatus();
-      case 'n': out->push_back('\n'); return absl::OkStatus();
-      case 'r': out->push_back('\r'); return absl::OkStatus();
-      case 't': out->push_back('\t'); return absl::OkStatus();
-      case 'v': out->push_back('\v'); return absl::OkStatus();
-      case '\\': case '?': case '"': case '\'': case '`': out->push_back(e); return absl::OkStatus();
-      case 'x': case 'X': return Hex(at, 2, out);
-      case 'u': return Hex(at, 4, out);
-      case 'U': return Hex(at, 8, out);
-      default: break;
+      case 'a':
+        out->push_back('\a');
+        return absl::OkStatus();
+      case 'b':
+        out->push_back('\b');
+        return absl::OkStatus();
+      case 'f':
+        out->push_back('\f');
+        return absl::OkStatus();
+      case 'n':
+        out->push_back('\n');
+        return absl::OkStatus();
+      case 'r':
+        out->push_back('\r');
+        return absl::OkStatus();
+      case 't':
+        out->push_back('\t');
+        return absl::OkStatus();
+      case 'v':
+        out->push_back('\v');
+        return absl::OkStatus();
+      case '\\':
+      case '?':
+      case '"':
+      case '\'':
+      case '`':
+        out->push_back(e);
+        return absl::OkStatus();
+      case 'x':
+      case 'X':
+        return Hex(at, 2, out);
+      case 'u':
+        return Hex(at, 4, out);
+      case 'U':
+        return Hex(at, 8, out);
+      default:
+        break;
     }
     if (e >= '0' && e <= '3' && i_ + 1 < s_.size() && s_[i_] >= '0' && s_[i_] <= '7' &&
         s_[i_ + 1] >= '0' && s_[i_ + 1] <= '7') {
@@ -248,8 +274,8 @@ class Lexer {
 
 const absl::flat_hash_set<std::string>& ReservedWords() {
   static const auto* const kWords = new absl::flat_hash_set<std::string>{
-      "as",    "break",  "const",   "continue", "else", "for",  "function", "if",
-      "import", "let",   "loop",    "package",  "namespace", "return", "var", "void", "while"};
+      "as",  "break", "const",   "continue",  "else",   "for", "function", "if",   "import",
+      "let", "loop",  "package", "namespace", "return", "var", "void",     "while"};
   return *kWords;
 }
 
@@ -275,9 +301,7 @@ class Parser {
   using Result = absl::StatusOr<std::unique_ptr<Expr>>;
 
   const Token& Peek() const { return t_[i_]; }
-  bool IsPunct(absl::string_view p) const {
-    return Peek().kind == Tok::kPunct && Peek().text == p;
-  }
+  bool IsPunct(absl::string_view p) const { return Peek().kind == Tok::kPunct && Peek().text == p; }
   bool Accept(absl::string_view p) {
     if (!IsPunct(p)) return false;
     ++i_;
@@ -441,8 +465,8 @@ class Parser {
   Result MemberCall(std::unique_ptr<Expr> target, const std::string& name, size_t at) {
     absl::StatusOr<std::vector<std::unique_ptr<Expr>>> args = Arguments();
     if (!args.ok()) return args.status();
-    static const absl::flat_hash_set<std::string> kMacros = {"all", "exists", "exists_one",
-                                                             "map", "filter"};
+    static const absl::flat_hash_set<std::string> kMacros = {"all", "exists", "exists_one", "map",
+                                                             "filter"};
     if (kMacros.contains(name)) {
       if (args->size() != 2 || (*args)[0]->kind != Expr::Kind::kIdent) {
         return ErrorAt(at, absl::StrCat(name, "() takes a variable name and an expression"));

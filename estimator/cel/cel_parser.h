@@ -17,7 +17,7 @@ namespace gpua::cel {
 
 // Kubernetes caps a selector expression's length; nesting is capped so a hostile expression
 // cannot exhaust the stack (cel-go's parser stops at a recursion depth of 250 too).
-inline constexpr size_t kMaxExpressionBytes = 10 * 1024;
+inline constexpr size_t kMaxExpressionBytes = size_t{10} * 1024;
 inline constexpr int kMaxNesting = 100;
 
 absl::StatusOr<std::unique_ptr<Expr>> Parse(absl::string_view text);

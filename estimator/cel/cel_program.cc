@@ -34,20 +34,34 @@ class Evaluator {
       return absl::ResourceExhaustedError("the expression took too many steps to evaluate");
     }
     switch (e.kind) {
-      case Expr::Kind::kLiteral: return e.literal;
-      case Expr::Kind::kIdent: return Lookup(e);
-      case Expr::Kind::kSelect: return Select(e, /*test_only=*/false);
-      case Expr::Kind::kHas: return Select(e, /*test_only=*/true);
-      case Expr::Kind::kIndex: return Index(e);
-      case Expr::Kind::kCall: return Call(e);
-      case Expr::Kind::kList: return ListLiteral(e);
-      case Expr::Kind::kNot: return Not(e);
-      case Expr::Kind::kNegate: return Negate(e);
-      case Expr::Kind::kBinary: return Binary(e);
-      case Expr::Kind::kAnd: return Logical(e, /*is_and=*/true);
-      case Expr::Kind::kOr: return Logical(e, /*is_and=*/false);
-      case Expr::Kind::kConditional: return Conditional(e);
-      case Expr::Kind::kComprehension: return Comprehension(e);
+      case Expr::Kind::kLiteral:
+        return e.literal;
+      case Expr::Kind::kIdent:
+        return Lookup(e);
+      case Expr::Kind::kSelect:
+        return Select(e, /*test_only=*/false);
+      case Expr::Kind::kHas:
+        return Select(e, /*test_only=*/true);
+      case Expr::Kind::kIndex:
+        return Index(e);
+      case Expr::Kind::kCall:
+        return Call(e);
+      case Expr::Kind::kList:
+        return ListLiteral(e);
+      case Expr::Kind::kNot:
+        return Not(e);
+      case Expr::Kind::kNegate:
+        return Negate(e);
+      case Expr::Kind::kBinary:
+        return Binary(e);
+      case Expr::Kind::kAnd:
+        return Logical(e, /*is_and=*/true);
+      case Expr::Kind::kOr:
+        return Logical(e, /*is_and=*/false);
+      case Expr::Kind::kConditional:
+        return Conditional(e);
+      case Expr::Kind::kComprehension:
+        return Comprehension(e);
     }
     return absl::InternalError("unknown expression kind");
   }
@@ -68,8 +82,8 @@ class Evaluator {
     if (!target.ok()) return target;
     const Object* o = target->AsObject();
     if (o == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot select field '", e.name, "' from ",
-                                                     target->TypeName()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot select field '", e.name, "' from ", target->TypeName()));
     }
     std::optional<Value> field = o->Field(e.name);
     if (test_only) return Value::Bool(field.has_value());
@@ -136,7 +150,8 @@ class Evaluator {
     Result v = Eval(*e.args[0]);
     if (!v.ok()) return v;
     const auto* b = v->As<bool>();
-    if (b == nullptr) return absl::InvalidArgumentError(absl::StrCat("no such overload: !", v->TypeName()));
+    if (b == nullptr)
+      return absl::InvalidArgumentError(absl::StrCat("no such overload: !", v->TypeName()));
     return Value::Bool(!*b);
   }
 
@@ -163,8 +178,8 @@ class Evaluator {
     if (op == "<" || op == "<=" || op == ">" || op == ">=") {
       std::optional<int> c = Order(*a, *b);
       if (!c) {
-        return absl::InvalidArgumentError(absl::StrCat("no such overload: ", a->TypeName(), " ",
-                                                       op, " ", b->TypeName()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("no such overload: ", a->TypeName(), " ", op, " ", b->TypeName()));
       }
       if (op == "<") return Value::Bool(*c < 0);
       if (op == "<=") return Value::Bool(*c <= 0);
@@ -245,8 +260,8 @@ class Evaluator {
       }
       const bool* b = v.ok() ? v->As<bool>() : nullptr;
       if (b == nullptr) {
-        absl::Status st = v.ok() ? absl::InvalidArgumentError(absl::StrCat(
-                                       e.name, "() needs a bool, not ", v->TypeName()))
+        absl::Status st = v.ok() ? absl::InvalidArgumentError(
+                                       absl::StrCat(e.name, "() needs a bool, not ", v->TypeName()))
                                  : v.status();
         if (!all && !exists) return st;
         if (first_error.ok()) first_error = st;
@@ -275,7 +290,7 @@ absl::StatusOr<Program> Program::Compile(absl::string_view text) {
   absl::StatusOr<std::unique_ptr<Expr>> root = Parse(text);
   if (!root.ok()) return root.status();
   // Evaluation recurses along the tree: keep it shallow enough for any thread's stack.
-  if (TreeDepth(**root) > 4 * kMaxNesting) {
+  if (TreeDepth(**root) > size_t{4} * kMaxNesting) {
     return absl::InvalidArgumentError("the expression is nested too deeply");
   }
   return Program(std::shared_ptr<const Expr>(*std::move(root)), std::string(text));

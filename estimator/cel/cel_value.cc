@@ -152,9 +152,7 @@ std::string Value::TypeName() const {
     std::string operator()(double) const { return "double"; }
     std::string operator()(const std::string&) const { return "string"; }
     std::string operator()(const std::shared_ptr<const List>&) const { return "list"; }
-    std::string operator()(const std::shared_ptr<const Object>& o) const {
-      return o->TypeName();
-    }
+    std::string operator()(const std::shared_ptr<const Object>& o) const { return o->TypeName(); }
     std::string operator()(const Quantity&) const { return "Quantity"; }
     std::string operator()(const Semver&) const { return "Semver"; }
   };
@@ -170,14 +168,13 @@ std::string Value::DebugString() const {
     std::string operator()(double d) const { return absl::StrCat(d); }
     std::string operator()(const std::string& s) const { return absl::StrCat("\"", s, "\""); }
     std::string operator()(const std::shared_ptr<const List>& l) const {
-      return absl::StrCat("[", absl::StrJoin(*l, ", ", [](std::string* out, const Value& v) {
-                            out->append(v.DebugString());
-                          }),
-                          "]");
+      return absl::StrCat(
+          "[",
+          absl::StrJoin(*l, ", ",
+                        [](std::string* out, const Value& v) { out->append(v.DebugString()); }),
+          "]");
     }
-    std::string operator()(const std::shared_ptr<const Object>& o) const {
-      return o->TypeName();
-    }
+    std::string operator()(const std::shared_ptr<const Object>& o) const { return o->TypeName(); }
     std::string operator()(const Quantity& q) const {
       return absl::StrCat("quantity(\"", q.ToString(), "\")");
     }

@@ -55,9 +55,9 @@ using List = std::vector<Value>;
 
 class Value {
  public:
-  using Storage = std::variant<Null, bool, int64_t, uint64_t, double, std::string,
-                               std::shared_ptr<const List>, std::shared_ptr<const Object>,
-                               Quantity, Semver>;
+  using Storage =
+      std::variant<Null, bool, int64_t, uint64_t, double, std::string, std::shared_ptr<const List>,
+                   std::shared_ptr<const Object>, Quantity, Semver>;
 
   Value() = default;
   static Value Bool(bool b) { return Value(Storage(b)); }

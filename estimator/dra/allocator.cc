@@ -72,6 +72,21 @@ void DeviceUse::Release(const std::vector<DevicePick>& picks) {
   }
 }
 
+void DeviceUse::TakeAllocated(const std::vector<AllocatedDevice>& devices) {
+  std::vector<DevicePick> picks;
+  for (const AllocatedDevice& a : devices) {
+    if (a.admin_access) continue;
+    for (size_t p = 0; p < devices_->pools.size(); ++p) {
+      const DevicePool& pool = devices_->pools[p];
+      if (pool.driver != a.driver || pool.name != a.pool) continue;
+      for (size_t d = 0; d < pool.devices.size(); ++d) {
+        if (pool.devices[d].name == a.device) picks.push_back(DevicePick{{p, d}, a.request, false});
+      }
+    }
+  }
+  Take(picks);
+}
+
 size_t DeviceUse::AllocatedDevices() const {
   size_t n = 0;
   for (const auto& pool : taken_) {
@@ -215,7 +230,8 @@ class Search {
       const DevicePool& pool = nd.pools[p];
       for (size_t d = 0; d < pool.devices.size(); ++d) {
         const Device& device = pool.devices[d];
-        absl::StatusOr<const DeviceSelector*> miss = FirstMiss(cls->second.selectors, device, pool.driver);
+        absl::StatusOr<const DeviceSelector*> miss =
+            FirstMiss(cls->second.selectors, device, pool.driver);
         if (!miss.ok()) return Unusable(alt, miss.status());
         if (*miss != nullptr) {
           if (class_matches == 0) rejecting = *miss;
@@ -329,9 +345,9 @@ class Search {
     if (ok && Next(slot_index + 1)) return true;
     for (; pushed > 0; --pushed) Pop(slot_index);
     if (!ok) {
-      Fail(slot_index, absl::StrCat("request ", alt.name, ": all ", alt.candidates.size(),
-                                    " devices of class ", alt.exact->device_class_name,
-                                    " are needed and some are in use"));
+      Fail(slot_index,
+           absl::StrCat("request ", alt.name, ": all ", alt.candidates.size(), " devices of class ",
+                        alt.exact->device_class_name, " are needed and some are in use"));
     }
     return false;
   }

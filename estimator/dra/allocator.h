@@ -54,6 +54,9 @@ class DeviceUse {
 
   void Take(const std::vector<DevicePick>& picks);
   void Release(const std::vector<DevicePick>& picks);
+  // Takes the devices a claim's status.allocation names, where they are in this node's
+  // pools; others (another node's, or a pool not published any more) are skipped.
+  void TakeAllocated(const std::vector<AllocatedDevice>& devices);
 
  private:
   const Quantity* Left(size_t pool, const std::string& set, const std::string& counter) const;
@@ -72,6 +75,8 @@ class MatchCache {
  public:
   absl::StatusOr<bool> Matches(const Device& device, const std::string& driver,
                                const DeviceSelector& selector);
+  // The devices or selectors it was filled with may be gone.
+  void Clear() { memo_.clear(); }
 
  private:
   absl::flat_hash_map<std::pair<const Device*, const DeviceSelector*>, absl::StatusOr<bool>> memo_;

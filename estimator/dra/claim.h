@@ -33,7 +33,7 @@ struct DeviceClass {
 };
 
 struct DeviceToleration {
-  std::string key;  // empty with Exists: every key
+  std::string key;           // empty with Exists: every key
   std::string op = "Equal";  // Equal or Exists
   std::string value;
   std::string effect;  // empty: every effect

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "estimator/dra/allocator.h"
 #include "estimator/dra/claim.h"
 
 namespace gpua::dra {
@@ -16,6 +17,12 @@ namespace gpua::dra {
 struct ClaimCatalog {
   absl::flat_hash_map<std::string, std::shared_ptr<const ResourceClaim>> claims;
   absl::flat_hash_map<std::string, std::shared_ptr<const ResourceClaimTemplate>> templates;
+};
+
+// What a pod asks of DRA, resolved: its claims, and the device classes they name.
+struct PodDevices {
+  std::vector<PodClaim> claims;
+  std::shared_ptr<const DeviceClasses> classes;
 };
 
 // One PodClaim per reference, in order. A claim named directly is shared; a template's claim

@@ -69,5 +69,61 @@ TEST_CASE("estimate refuses missing files and bad flags with a clear error", "[c
   CHECK_THAT(err3.str(), Catch::Contains("--node-groups are required"));
 }
 
+TEST_CASE("estimate plans DRA claims from the pods file against a group's template slices",
+          "[cli][dra]") {
+  const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
+  std::ostringstream out, err;
+  REQUIRE(testing::RunCommand(RunApp,
+                              {"estimate", "--pods", dir + "pending-pods.yaml", "--node-groups",
+                               dir + "node-groups.yaml", "--output=json"},
+                              out, err) == 0);
+  const nlohmann::json plan = nlohmann::json::parse(out.str());
+  REQUIRE(plan["groups"].size() == 1);
+  CHECK(plan["groups"][0]["id"] == "h100-dra");
+  CHECK(plan["groups"][0]["new_nodes"] == 1);
+  CHECK(plan["groups"][0]["pods"].size() == 8);
+  CHECK(err.str().empty());
+}
+
+TEST_CASE("estimate names a claim template it cannot read in the pods' reasons", "[cli][dra]") {
+  const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
+  const std::string pods = WriteTempFile("dra-pods.yaml", R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu, namespace: ml}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 0}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  tolerations: [{operator: Exists}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  containers: [{name: c}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: q, namespace: ml}
+spec:
+  tolerations: [{operator: Exists}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: nowhere}]
+  containers: [{name: c}]
+)");
+  std::ostringstream out, err;
+  REQUIRE(testing::RunCommand(RunApp,
+                              {"estimate", "--pods", pods, "--node-groups",
+                               dir + "node-groups.yaml", "--output=json"},
+                              out, err) == 0);
+  CHECK_THAT(err.str(), Catch::Contains("ResourceClaimTemplate ml/one-gpu: "
+                                        "spec.spec.devices.requests[0].exactly.count: must be at "
+                                        "least 1"));
+  const nlohmann::json plan = nlohmann::json::parse(out.str());
+  REQUIRE(plan["unschedulable"].size() == 2);
+  CHECK_THAT(plan["unschedulable"][0]["reasons"]["h100-dra"].get<std::string>(),
+             Catch::Contains("claim gpu: ResourceClaimTemplate ml/one-gpu: "));
+  CHECK_THAT(plan["unschedulable"][1]["reasons"]["h100-dra"].get<std::string>(),
+             Catch::Contains("claim gpu: ResourceClaimTemplate ml/nowhere not found"));
+}
+
 }  // namespace
 }  // namespace gpua

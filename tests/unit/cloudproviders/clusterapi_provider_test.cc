@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "cloudproviders/clusterapi/clusterapi_factory.h"
+#include "estimator/dra/resource_slice.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 #include "tests/support/fake_management_cluster.h"
@@ -178,6 +179,32 @@ TEST_CASE("a group at zero takes its infrastructure template's capacity, under t
   CHECK(t->allocatable.Get("memory") == *Quantity::Parse("1000Gi"));  // the annotation's
   CHECK(t->allocatable.Get("nvidia.com/gpu").Value() == 8);
   CHECK(t->allocatable.Get("pods").Value() == 200);
+}
+
+TEST_CASE("cluster-autoscaler's dra-driver annotation makes the GPUs DRA devices of the template",
+          "[clusterapi][dra]") {
+  Fixture f;
+  json a = H100Annotations();
+  a["capacity.cluster-autoscaler.kubernetes.io/dra-driver"] = "gpu.nvidia.com";
+  f.cluster->PutScalable(CapiKind::kMachineDeployment, Deployment("h100-dra", 0, a));
+  json bare = H100Annotations();
+  bare["capacity.cluster-autoscaler.kubernetes.io/dra-driver"] = "";
+  f.cluster->PutScalable(CapiKind::kMachineDeployment, Deployment("no-driver", 0, bare));
+  f.Provider();
+  absl::StatusOr<NodeTemplate> t = f.Group("MachineDeployment/gpu/h100-dra")->TemplateNode();
+  REQUIRE(t.ok());
+  CHECK_FALSE(t->allocatable.Has("nvidia.com/gpu"));  // claimed through DRA, not advertised
+  REQUIRE(t->resource_slices.size() == 1);
+  const dra::ResourceSlice& s = *t->resource_slices[0];
+  CHECK(s.driver == "gpu.nvidia.com");
+  CHECK(s.devices[7].name == "gpu-7");
+  CHECK(std::get<std::string>(*s.devices[0].Attribute("productName", s.driver)) ==
+        "NVIDIA H100 80GB HBM3");
+  // An empty driver name leaves the group out, with an Event naming the annotation.
+  REQUIRE(f.cluster->warnings.size() == 1);
+  CHECK(f.cluster->warnings[0].object == "MachineDeployment/gpu/no-driver");
+  CHECK_THAT(f.cluster->warnings[0].message,
+             Catch::Contains("capacity.cluster-autoscaler.kubernetes.io/dra-driver"));
 }
 
 TEST_CASE("a MIG pool's layouts annotation reaches the template, so slices are planned on it",

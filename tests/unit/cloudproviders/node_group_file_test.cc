@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "estimator/dra/resource_slice.h"
+
 namespace gpua {
 namespace {
 
@@ -67,6 +69,80 @@ TEST_CASE("mistakes in the node-group file name the file, the group and the fiel
     CHECK_THAT(message, Catch::StartsWith("groups.yaml: "));
     CHECK_THAT(message, Catch::Contains(c.message));
   }
+}
+
+const char* kDraGroup = R"(
+nodeGroups:
+- id: h100-dra
+  maxSize: 4
+  template:
+    status: {allocatable: {cpu: "190", memory: 1900Gi, pods: "110"}}
+  resourceSlices:
+  - apiVersion: resource.k8s.io/v1
+    kind: ResourceSlice
+    metadata: {name: template-gpus}
+    spec:
+      driver: gpu.nvidia.com
+      nodeName: template
+      pool: {name: template, generation: 1, resourceSliceCount: 1}
+      devices:
+      - {name: gpu-0, attributes: {productName: {string: NVIDIA H100}}, capacity: {memory: {value: 80Gi}}}
+      - {name: gpu-1, attributes: {productName: {string: NVIDIA H100}}, capacity: {memory: {value: 80Gi}}}
+)";
+
+TEST_CASE("a group's resourceSlices are the ResourceSlices of one of its nodes",
+          "[node-groups][dra]") {
+  auto groups = ParseNodeGroupFile(kDraGroup, "groups.yaml");
+  REQUIRE(groups.ok());
+  const auto& slices = groups->front().spec.node_template.resource_slices;
+  REQUIRE(slices.size() == 1);
+  CHECK(slices[0]->driver == "gpu.nvidia.com");
+  CHECK(slices[0]->devices.size() == 2);
+
+  const std::string text(kDraGroup);
+  const auto broken = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    auto g = ParseNodeGroupFile(t, "groups.yaml");
+    REQUIRE_FALSE(g.ok());
+    return std::string(g.status().message());
+  };
+  CHECK_THAT(broken("nodeName: template", "allNodes: true"),
+             Catch::Contains("nodeGroups[0].resourceSlices[0].spec: a node group's slice must be "
+                             "one node's own"));
+  CHECK_THAT(broken("value: 80Gi", "value: lots"),
+             Catch::Contains("nodeGroups[0].resourceSlices[0]: ResourceSlice template-gpus: "
+                             "spec.devices[0].capacity[memory].value"));
+  CHECK_THAT(broken("driver: gpu.nvidia.com", "drivr: gpu.nvidia.com"),
+             Catch::Contains("ResourceSlice template-gpus: spec.driver: missing"));
+}
+
+TEST_CASE("a template naming a DRA driver gets the slice the driver would publish",
+          "[node-groups][dra]") {
+  const char* text = R"(
+nodeGroups:
+- id: a100-dra
+  maxSize: 4
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, nvidia.com/gpu.count: "8"}
+      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
+    status: {allocatable: {cpu: "96", memory: 1Ti, pods: "110", nvidia.com/gpu: "8"}}
+)";
+  auto groups = ParseNodeGroupFile(text, "groups.yaml");
+  REQUIRE(groups.ok());
+  const NodeTemplate& t = groups->front().spec.node_template;
+  CHECK_FALSE(t.allocatable.Has("nvidia.com/gpu"));
+  REQUIRE(t.resource_slices.size() == 1);
+  CHECK(t.resource_slices[0]->counter_sets.size() == 8);  // A100: MIG partitions over counters
+  std::string no_count = text;
+  for (const std::string cut : {", nvidia.com/gpu.count: \"8\"", ", nvidia.com/gpu: \"8\""}) {
+    no_count.erase(no_count.find(cut), cut.size());
+  }
+  auto refused = ParseNodeGroupFile(no_count, "groups.yaml");
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(std::string(refused.status().message()),
+             Catch::Contains("gpu-autoscaler.io/dra-driver"));
 }
 
 TEST_CASE("a template without allocatable is refused for that group", "[node-groups]") {

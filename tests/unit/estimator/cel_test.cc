@@ -2,7 +2,6 @@
 // (basic literals, comparisons, logic, integer and floating-point math, strings, macros),
 // Kubernetes' quantity and semver libraries, and host objects.
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +15,8 @@ namespace {
 // A host object with fixed fields, as a device's attributes are.
 class FakeObject : public Object {
  public:
-  explicit FakeObject(absl::flat_hash_map<std::string, Value> fields) : fields_(std::move(fields)) {}
+  explicit FakeObject(absl::flat_hash_map<std::string, Value> fields)
+      : fields_(std::move(fields)) {}
   std::optional<Value> Field(absl::string_view name) const override {
     auto it = fields_.find(name);
     if (it == fields_.end()) return std::nullopt;
@@ -34,16 +34,16 @@ Bindings Device() {
       {"driverVersion", Value::MakeSemver(*Semver::Parse("550.54.15"))},
       {"index", Value::Int(3)},
       {"migCapable", Value::Bool(true)}});
-  auto domains = std::make_shared<FakeObject>(absl::flat_hash_map<std::string, Value>{
-      {"gpu.nvidia.com", Value::MakeObject(attrs)}});
+  auto domains = std::make_shared<FakeObject>(
+      absl::flat_hash_map<std::string, Value>{{"gpu.nvidia.com", Value::MakeObject(attrs)}});
   auto capacity = std::make_shared<FakeObject>(absl::flat_hash_map<std::string, Value>{
       {"memory", Value::MakeQuantity(*Quantity::Parse("80Gi"))}});
-  auto capacities = std::make_shared<FakeObject>(absl::flat_hash_map<std::string, Value>{
-      {"gpu.nvidia.com", Value::MakeObject(capacity)}});
-  auto device = std::make_shared<FakeObject>(absl::flat_hash_map<std::string, Value>{
-      {"driver", Value::String("gpu.nvidia.com")},
-      {"attributes", Value::MakeObject(domains)},
-      {"capacity", Value::MakeObject(capacities)}});
+  auto capacities = std::make_shared<FakeObject>(
+      absl::flat_hash_map<std::string, Value>{{"gpu.nvidia.com", Value::MakeObject(capacity)}});
+  auto device = std::make_shared<FakeObject>(
+      absl::flat_hash_map<std::string, Value>{{"driver", Value::String("gpu.nvidia.com")},
+                                              {"attributes", Value::MakeObject(domains)},
+                                              {"capacity", Value::MakeObject(capacities)}});
   return {{"device", Value::MakeObject(device)}};
 }
 
@@ -203,17 +203,17 @@ TEST_CASE("Host objects: selection, indexing, has and in") {
   CHECK(IsTrue("device.driver == 'gpu.nvidia.com'", d));
   CHECK(IsTrue("device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA H100')", d));
   CHECK(IsTrue("device.attributes['gpu.nvidia.com']['index'] == 3", d));
-  CHECK(IsTrue(
-      "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0", d));
-  CHECK(IsTrue(
-      "device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan(semver('535.0.0'))", d));
+  CHECK(IsTrue("device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('40Gi')) >= 0", d));
+  CHECK(IsTrue("device.attributes['gpu.nvidia.com'].driverVersion.isGreaterThan(semver('535.0.0'))",
+               d));
   CHECK(IsTrue("has(device.attributes['gpu.nvidia.com'].migCapable)", d));
   CHECK(IsTrue("!has(device.attributes['gpu.nvidia.com'].uuid)", d));
   CHECK(IsTrue("'gpu.nvidia.com' in device.attributes", d));
   CHECK(ErrorOf("device.attributes['gpu.nvidia.com'].uuid == 'x'", d).find("no such key: uuid") !=
         std::string::npos);
-  CHECK(ErrorOf("device.attributes['gpu.nvidia.com'].productName > 1", d)
-            .find("no such overload") != std::string::npos);
+  CHECK(
+      ErrorOf("device.attributes['gpu.nvidia.com'].productName > 1", d).find("no such overload") !=
+      std::string::npos);
   CHECK(ErrorOf("undefined.x", d).find("undeclared reference") != std::string::npos);
   absl::StatusOr<Program> p = Program::Compile("device.driver");
   REQUIRE(p.ok());

@@ -1,7 +1,6 @@
 // The simulated DRA allocation on one node, against hand cases: counts, All, firstAvailable,
 // matchAttribute, MIG counters, admin access, taints, and the words of each refusal.
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,13 +26,13 @@ DeviceSelector Selector(const std::string& expression) {
 
 DeviceClasses Classes() {
   DeviceClasses classes;
-  classes["gpu.nvidia.com"] = DeviceClass{
-      "gpu.nvidia.com", {Selector("device.driver == 'gpu.nvidia.com'")}, ""};
-  classes["mig.nvidia.com"] = DeviceClass{
-      "mig.nvidia.com",
-      {Selector("device.driver == 'gpu.nvidia.com' && "
-                "device.attributes['gpu.nvidia.com'].type == 'mig'")},
-      ""};
+  classes["gpu.nvidia.com"] =
+      DeviceClass{"gpu.nvidia.com", {Selector("device.driver == 'gpu.nvidia.com'")}, ""};
+  classes["mig.nvidia.com"] =
+      DeviceClass{"mig.nvidia.com",
+                  {Selector("device.driver == 'gpu.nvidia.com' && "
+                            "device.attributes['gpu.nvidia.com'].type == 'mig'")},
+                  ""};
   return classes;
 }
 
@@ -51,7 +50,8 @@ Device Gpu(int index, const std::string& product, const std::string& domain) {
 std::shared_ptr<const NodeDevices> EightH100() {
   auto nd = std::make_shared<NodeDevices>();
   DevicePool pool{kDriver, "node-a", 1, {}, {}};
-  for (int i = 0; i < 8; ++i) pool.devices.push_back(Gpu(i, "NVIDIA H100 80GB HBM3", i < 4 ? "a" : "b"));
+  for (int i = 0; i < 8; ++i)
+    pool.devices.push_back(Gpu(i, "NVIDIA H100 80GB HBM3", i < 4 ? "a" : "b"));
   nd->pools.push_back(std::move(pool));
   return nd;
 }
@@ -62,7 +62,8 @@ std::shared_ptr<const NodeDevices> MigGpu() {
   auto nd = std::make_shared<NodeDevices>();
   DevicePool pool{kDriver, "node-m", 1, {}, {}};
   CounterSet set{"gpu-0-counter-set", {}};
-  for (int s = 0; s < 8; ++s) set.counters["memory-slice-" + std::to_string(s)] = Quantity::FromUnits(1);
+  for (int s = 0; s < 8; ++s)
+    set.counters["memory-slice-" + std::to_string(s)] = Quantity::FromUnits(1);
   pool.counter_sets.push_back(set);
   auto mig = [&](const std::string& name, const std::string& profile, int start, int size) {
     Device d;
@@ -70,7 +71,8 @@ std::shared_ptr<const NodeDevices> MigGpu() {
     d.attributes[kDriver]["type"] = std::string("mig");
     d.attributes[kDriver]["profile"] = profile;
     CounterConsumption use{"gpu-0-counter-set", {}};
-    for (int s = start; s < start + size; ++s) use.counters["memory-slice-" + std::to_string(s)] = Quantity::FromUnits(1);
+    for (int s = start; s < start + size; ++s)
+      use.counters["memory-slice-" + std::to_string(s)] = Quantity::FromUnits(1);
     d.consumes_counters.push_back(use);
     pool.devices.push_back(d);
   };
@@ -80,7 +82,8 @@ std::shared_ptr<const NodeDevices> MigGpu() {
   return nd;
 }
 
-ExactRequest Exact(const std::string& cls, int64_t count, std::vector<DeviceSelector> selectors = {}) {
+ExactRequest Exact(const std::string& cls, int64_t count,
+                   std::vector<DeviceSelector> selectors = {}) {
   ExactRequest e;
   e.device_class_name = cls;
   e.count = count;
@@ -96,12 +99,13 @@ ClaimSpec OneRequest(const std::string& name, ExactRequest e) {
 
 std::vector<std::string> Names(const DeviceUse& use, const std::vector<DevicePick>& picks) {
   std::vector<std::string> out;
-  for (const DevicePick& p : picks) out.push_back(use.devices().pools[p.ref.pool].devices[p.ref.device].name);
+  for (const DevicePick& p : picks)
+    out.push_back(use.devices().pools[p.ref.pool].devices[p.ref.device].name);
   return out;
 }
 
-absl::StatusOr<std::vector<std::vector<DevicePick>>> Run(const std::vector<const ClaimSpec*>& claims,
-                                                         const DeviceUse& use) {
+absl::StatusOr<std::vector<std::vector<DevicePick>>> Run(
+    const std::vector<const ClaimSpec*>& claims, const DeviceUse& use) {
   static const DeviceClasses classes = Classes();
   MatchCache cache;
   return Allocate(AllocationRequest{claims, &classes}, use, &cache);
@@ -164,10 +168,12 @@ TEST_CASE("All takes every matching device, and none if one is in use") {
 TEST_CASE("firstAvailable falls back to the next sub-request in order") {
   DeviceUse use(EightH100());
   ClaimSpec spec;
-  ExactRequest h200 = Exact("gpu.nvidia.com", 1,
-      {Selector("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")});
+  ExactRequest h200 =
+      Exact("gpu.nvidia.com", 1,
+            {Selector("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")});
   h200.name = "h200";
-  ExactRequest h100 = Exact("gpu.nvidia.com", 2,
+  ExactRequest h100 = Exact(
+      "gpu.nvidia.com", 2,
       {Selector("device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA H100')")});
   h100.name = "h100";
   spec.requests.push_back(DeviceRequest{"gpu", {h200, h100}, true});
@@ -179,8 +185,9 @@ TEST_CASE("firstAvailable falls back to the next sub-request in order") {
 
 TEST_CASE("A selector no device matches is named in the refusal") {
   DeviceUse use(EightH100());
-  const ClaimSpec spec = OneRequest("gpu", Exact("gpu.nvidia.com", 1,
-      {Selector("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")}));
+  const ClaimSpec spec = OneRequest(
+      "gpu", Exact("gpu.nvidia.com", 1,
+                   {Selector("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")}));
   auto refused = Run({&spec}, use);
   REQUIRE_FALSE(refused.ok());
   CHECK(std::string(refused.status().message()) ==
@@ -190,13 +197,15 @@ TEST_CASE("A selector no device matches is named in the refusal") {
 
 TEST_CASE("A selector that cannot be evaluated fails the request, naming the expression") {
   DeviceUse use(EightH100());
-  const ClaimSpec runtime = OneRequest("gpu", Exact("gpu.nvidia.com", 1,
-      {Selector("device.attributes['gpu.nvidia.com'].uuid == 'x'")}));
+  const ClaimSpec runtime = OneRequest(
+      "gpu",
+      Exact("gpu.nvidia.com", 1, {Selector("device.attributes['gpu.nvidia.com'].uuid == 'x'")}));
   auto refused = Run({&runtime}, use);
   REQUIRE_FALSE(refused.ok());
-  CHECK(std::string(refused.status().message()).find(
-            "selector `device.attributes['gpu.nvidia.com'].uuid == 'x'`: no such key: uuid") !=
-        std::string::npos);
+  CHECK(
+      std::string(refused.status().message())
+          .find("selector `device.attributes['gpu.nvidia.com'].uuid == 'x'`: no such key: uuid") !=
+      std::string::npos);
   const ClaimSpec syntax = OneRequest("gpu", Exact("gpu.nvidia.com", 1, {Selector("device.(")}));
   CHECK(std::string(Run({&syntax}, use).status().message()).find("selector `device.(`") !=
         std::string::npos);
@@ -234,8 +243,8 @@ TEST_CASE("MIG partitions share their GPU's counters") {
   use.Take((*first)[0]);
   auto refused = Run({&whole}, use);
   REQUIRE_FALSE(refused.ok());
-  CHECK(std::string(refused.status().message()).find("1 devices of class mig.nvidia.com needed, 0 of 1 free") !=
-        std::string::npos);
+  CHECK(std::string(refused.status().message())
+            .find("1 devices of class mig.nvidia.com needed, 0 of 1 free") != std::string::npos);
   for (int i = 1; i < 7; ++i) {
     auto next = Run({&small}, use);
     REQUIRE(next.ok());
@@ -265,7 +274,8 @@ TEST_CASE("Admin access reaches devices in use and takes nothing") {
 
 TEST_CASE("A tainted device is out unless the request tolerates its taint") {
   auto nd = std::make_shared<NodeDevices>(*EightH100());
-  for (Device& d : nd->pools[0].devices) d.taints.push_back(DeviceTaint{"nvidia.com/xid", "79", "NoSchedule"});
+  for (Device& d : nd->pools[0].devices)
+    d.taints.push_back(DeviceTaint{"nvidia.com/xid", "79", "NoSchedule"});
   nd->pools[0].devices[7].taints.clear();
   DeviceUse use(nd);
   const ClaimSpec two = OneRequest("gpu", Exact("gpu.nvidia.com", 2));

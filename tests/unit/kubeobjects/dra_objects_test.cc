@@ -2,7 +2,6 @@
 // from the JSON shapes resource.k8s.io v1 and v1beta1 write, then put together and
 // allocated as the scheduler would; and every malformed field refused with its name.
 #include <catch2/catch.hpp>
-
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -24,16 +23,17 @@ json GpuSlice(const std::string& node, int gpus, int generation = 1, int count =
               const std::string& suffix = "") {
   json devices = json::array();
   for (int i = 0; i < gpus; ++i) {
-    devices.push_back({{"name", "gpu-" + std::to_string(i)},
-                       {"attributes",
-                        {{"type", {{"string", "gpu"}}},
-                         {"productName", {{"string", "NVIDIA H100 80GB HBM3"}}},
-                         {"architecture", {{"string", "Hopper"}}},
-                         {"cudaComputeCapability", {{"version", "9.0.0"}}},
-                         {"driverVersion", {{"version", "550.54.15"}}},
-                         {"index", {{"int", i}}},
-                         {"resource.kubernetes.io/pcieRoot", {{"string", i < 4 ? "pci0" : "pci1"}}}}},
-                       {"capacity", {{"memory", {{"value", "80Gi"}}}}}});
+    devices.push_back(
+        {{"name", "gpu-" + std::to_string(i)},
+         {"attributes",
+          {{"type", {{"string", "gpu"}}},
+           {"productName", {{"string", "NVIDIA H100 80GB HBM3"}}},
+           {"architecture", {{"string", "Hopper"}}},
+           {"cudaComputeCapability", {{"version", "9.0.0"}}},
+           {"driverVersion", {{"version", "550.54.15"}}},
+           {"index", {{"int", i}}},
+           {"resource.kubernetes.io/pcieRoot", {{"string", i < 4 ? "pci0" : "pci1"}}}}},
+         {"capacity", {{"memory", {{"value", "80Gi"}}}}}});
   }
   return {{"apiVersion", "resource.k8s.io/v1"},
           {"kind", "ResourceSlice"},
@@ -75,8 +75,10 @@ TEST_CASE("A v1 slice decodes to devices with qualified attributes and capacity"
   CHECK(slice->node_name == "node-a");
   REQUIRE(slice->devices.size() == 8);
   const dra::Device& d = slice->devices[5];
-  CHECK(std::get<std::string>(*d.Attribute("productName", "gpu.nvidia.com")) == "NVIDIA H100 80GB HBM3");
-  CHECK(std::get<std::string>(*d.Attribute("resource.kubernetes.io/pcieRoot", "gpu.nvidia.com")) == "pci1");
+  CHECK(std::get<std::string>(*d.Attribute("productName", "gpu.nvidia.com")) ==
+        "NVIDIA H100 80GB HBM3");
+  CHECK(std::get<std::string>(*d.Attribute("resource.kubernetes.io/pcieRoot", "gpu.nvidia.com")) ==
+        "pci1");
   CHECK(std::get<cel::Semver>(*d.Attribute("gpu.nvidia.com/driverVersion", "x")).major == 550);
   CHECK(d.capacity.at("gpu.nvidia.com").at("memory") == *Quantity::Parse("80Gi"));
 }
@@ -111,10 +113,9 @@ TEST_CASE("A pool counts only when every slice of its newest generation is seen"
   };
   // node-a: generation 2 in two slices, only one seen; an old generation-1 slice lingers.
   // node-b: complete.
-  dra::NodePools pools({decode(GpuSlice("node-a", 4, 2, 2, "-0")),
-                        decode(GpuSlice("node-a", 8, 1, 1, "-old")),
-                        decode(GpuSlice("node-b", 4, 1, 2, "-0")),
-                        decode(GpuSlice("node-b", 4, 1, 2, "-1"))});
+  dra::NodePools pools(
+      {decode(GpuSlice("node-a", 4, 2, 2, "-0")), decode(GpuSlice("node-a", 8, 1, 1, "-old")),
+       decode(GpuSlice("node-b", 4, 1, 2, "-0")), decode(GpuSlice("node-b", 4, 1, 2, "-1"))});
   auto a = pools.ForNode("node-a");
   REQUIRE(a != nullptr);
   CHECK(a->pools.empty());
@@ -130,10 +131,12 @@ TEST_CASE("Decoded class, template and slices allocate as the scheduler would") 
   absl::StatusOr<dra::DeviceClass> cls = DecodeDeviceClass(JsonReader(GpuClass()));
   REQUIRE(cls.ok());
   CHECK(cls->extended_resource_name == "nvidia.com/gpu");
-  absl::StatusOr<dra::ResourceClaimTemplate> tmpl = DecodeResourceClaimTemplate(JsonReader(TwoGpuTemplate()));
+  absl::StatusOr<dra::ResourceClaimTemplate> tmpl =
+      DecodeResourceClaimTemplate(JsonReader(TwoGpuTemplate()));
   REQUIRE(tmpl.ok());
   dra::DeviceClasses classes{{cls->name, *cls}};
-  auto slice = std::make_shared<const dra::ResourceSlice>(*DecodeResourceSlice(JsonReader(GpuSlice("n", 8))));
+  auto slice = std::make_shared<const dra::ResourceSlice>(
+      *DecodeResourceSlice(JsonReader(GpuSlice("n", 8))));
   dra::NodePools pools({slice});
   dra::DeviceUse use(pools.ForNode("n"));
   dra::MatchCache cache;
@@ -144,7 +147,8 @@ TEST_CASE("Decoded class, template and slices allocate as the scheduler would") 
   }
   auto full = dra::Allocate(dra::AllocationRequest{{tmpl->spec.get()}, &classes}, use, &cache);
   REQUIRE_FALSE(full.ok());
-  CHECK(ErrorOf(full.status()) == "request gpus: 2 devices of class gpu.nvidia.com needed, 0 of 8 free");
+  CHECK(ErrorOf(full.status()) ==
+        "request gpus: 2 devices of class gpu.nvidia.com needed, 0 of 8 free");
 }
 
 TEST_CASE("A claim with its allocation, and a v1beta1 request with fields inline") {
@@ -219,23 +223,29 @@ TEST_CASE("A pod's claims: by name, by template, and the claim made for it") {
 }
 
 TEST_CASE("Malformed DRA objects are refused naming the object and the field") {
-  const auto slice_error = [](json j) { return ErrorOf(DecodeResourceSlice(JsonReader(j)).status()); };
+  const auto slice_error = [](json j) {
+    return ErrorOf(DecodeResourceSlice(JsonReader(j)).status());
+  };
   json s = GpuSlice("n", 1);
   s["spec"]["devices"][0]["attributes"]["index"] = {{"int", 1}, {"string", "x"}};
-  CHECK(slice_error(s) == "ResourceSlice n-gpu.nvidia.com: spec.devices[0].attributes[index]: "
-                          "exactly one of int, bool, string and version must be set");
+  CHECK(slice_error(s) ==
+        "ResourceSlice n-gpu.nvidia.com: spec.devices[0].attributes[index]: "
+        "exactly one of int, bool, string and version must be set");
   s = GpuSlice("n", 1);
   s["spec"]["devices"][0]["attributes"]["driverVersion"] = {{"version", "550.54"}};
-  CHECK(slice_error(s).find("spec.devices[0].attributes[driverVersion].version") != std::string::npos);
+  CHECK(slice_error(s).find("spec.devices[0].attributes[driverVersion].version") !=
+        std::string::npos);
   s = GpuSlice("n", 1);
   s["spec"]["devices"][0]["capacity"]["memory"] = {{"value", "eighty"}};
   CHECK(slice_error(s).find("spec.devices[0].capacity[memory].value") != std::string::npos);
   s = GpuSlice("n", 1);
   s["spec"]["allNodes"] = true;
-  CHECK(slice_error(s).find("exactly one of nodeName, nodeSelector, allNodes") != std::string::npos);
+  CHECK(slice_error(s).find("exactly one of nodeName, nodeSelector, allNodes") !=
+        std::string::npos);
   s = GpuSlice("n", 1);
   s["spec"]["pool"]["resourceSliceCount"] = 0;
-  CHECK(slice_error(s) == "ResourceSlice n-gpu.nvidia.com: spec.pool.resourceSliceCount: must be at least 1");
+  CHECK(slice_error(s) ==
+        "ResourceSlice n-gpu.nvidia.com: spec.pool.resourceSliceCount: must be at least 1");
   s = GpuSlice("n", 1);
   s["spec"].erase("driver");
   CHECK(slice_error(s) == "ResourceSlice n-gpu.nvidia.com: spec.driver: missing");
@@ -243,24 +253,30 @@ TEST_CASE("Malformed DRA objects are refused naming the object and the field") {
   json t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["requests"][0]["exactly"]["count"] = 0;
   CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()) ==
-        "ResourceClaimTemplate ml/two-gpus: spec.spec.devices.requests[0].exactly.count: must be at least 1");
+        "ResourceClaimTemplate ml/two-gpus: spec.spec.devices.requests[0].exactly.count: must be "
+        "at least 1");
   t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["requests"][0]["exactly"]["allocationMode"] = "Some";
-  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()).find("allocationMode: must be ExactCount or All") != std::string::npos);
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
+            .find("allocationMode: must be ExactCount or All") != std::string::npos);
   t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["requests"][0].erase("exactly");
-  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()).find("exactly one of exactly and firstAvailable") != std::string::npos);
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
+            .find("exactly one of exactly and firstAvailable") != std::string::npos);
   t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["constraints"][0]["matchAttribute"] = "pcieRoot";
-  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()).find("must be fully qualified") != std::string::npos);
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
+            .find("must be fully qualified") != std::string::npos);
   t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["constraints"][0]["requests"] = {"nope"};
-  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()).find("names a request the claim does not have: nope") != std::string::npos);
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
+            .find("names a request the claim does not have: nope") != std::string::npos);
 
   json c = GpuClass();
   c["spec"]["selectors"][0] = {{"expression", "true"}};
   CHECK(ErrorOf(DecodeDeviceClass(JsonReader(c)).status()) ==
-        "DeviceClass gpu.nvidia.com: spec.selectors[0].cel: missing: a selector needs a cel expression");
+        "DeviceClass gpu.nvidia.com: spec.selectors[0].cel: missing: a selector needs a cel "
+        "expression");
   // A selector that does not compile is kept, with its error, for the claim's event.
   c = GpuClass();
   c["spec"]["selectors"][0]["cel"]["expression"] = "device.driver ==";
@@ -271,7 +287,9 @@ TEST_CASE("Malformed DRA objects are refused naming the object and the field") {
   const PodSpec both = DecodePod(json::parse(R"({"metadata": {"name": "p"},
     "spec": {"containers": [{"name": "c"}], "resourceClaims": [
       {"name": "x", "resourceClaimName": "a", "resourceClaimTemplateName": "b"}]}})"));
-  CHECK(ErrorOf(both.invalid).find("spec.resourceClaims[0]: exactly one of resourceClaimName and resourceClaimTemplateName") != std::string::npos);
+  CHECK(ErrorOf(both.invalid)
+            .find("spec.resourceClaims[0]: exactly one of resourceClaimName and "
+                  "resourceClaimTemplateName") != std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,43 @@
+// The DRA objects of a file or a cluster gathered in one place (DeviceClasses, ResourceClaims,
+// ResourceClaimTemplates, ResourceSlices), and pods' claims resolved against them.
+#ifndef GPUA_KUBEOBJECTS_DRA_OBJECTS_H_
+#define GPUA_KUBEOBJECTS_DRA_OBJECTS_H_
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "estimator/dra/pod_claims.h"
+#include "estimator/dra/resource_slice.h"
+#include "estimator/pod.h"
+
+namespace gpua {
+
+struct DraObjects {
+  std::shared_ptr<dra::DeviceClasses> classes = std::make_shared<dra::DeviceClasses>();
+  dra::ClaimCatalog catalog;
+  std::vector<std::shared_ptr<const dra::ResourceSlice>> slices;
+  // Claims and templates that could not be read, by namespace/name: a pod that names one
+  // is told why, not that it is missing.
+  absl::flat_hash_map<std::string, std::string> unreadable;
+};
+
+inline bool IsDraKind(absl::string_view kind) {
+  return kind == "DeviceClass" || kind == "ResourceClaim" || kind == "ResourceClaimTemplate" ||
+         kind == "ResourceSlice";
+}
+
+// Adds one object of a DRA kind. An object that cannot be read is kept out with the error
+// returned (naming it); a claim or template is also noted in `unreadable`.
+absl::Status AddDraObject(const nlohmann::json& object, DraObjects& into);
+
+// Resolves the pod's claims (claim_refs) and sets its `devices`; a pod without claims is
+// left as it is.
+void AttachPodDevices(const DraObjects& dra, PodSpec& pod);
+
+}  // namespace gpua
+
+#endif  // GPUA_KUBEOBJECTS_DRA_OBJECTS_H_
