@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "estimator/dra/pod_claims.h"
 
 namespace gpua {
 
@@ -147,10 +148,17 @@ std::string MakeEquivalenceKey(const PodSpec& pod) {
     absl::StrAppend(&key, "\x1d", pod.gang->name, "\x1f", pod.gang->min_member, "\x1f",
                     pod.gang->required_label);
   }
-  // Pods made from one claim template ask alike; a claim named directly (shared) is its own.
-  // The claim the controller made from a template is left out: it is the pod's alone.
+  // Pods whose own claims ask alike (one template's) are alike; a shared claim, or one
+  // already allocated, is its pods' alone.
   for (const dra::PodClaimRef& c : pod.claim_refs) {
     absl::StrAppend(&key, "\x1d", c.name, "\x1f", c.claim_name, "\x1f", c.template_name);
+  }
+  if (pod.devices != nullptr) {
+    for (const dra::PodClaim& c : pod.devices->claims) {
+      absl::StrAppend(&key, "\x1d", c.name, "\x1f", c.unresolved.message(), "\x1f",
+                      c.spec != nullptr ? c.spec->fingerprint : "", "\x1f",
+                      c.shared || c.allocation != nullptr ? c.claim_key : "");
+    }
   }
   return key;
 }

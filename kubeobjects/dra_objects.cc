@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kubeobjects/device_classes.h"
 #include "kubeobjects/resource_claims.h"
@@ -50,8 +51,70 @@ absl::Status AddDraObject(const nlohmann::json& object, DraObjects& into) {
   return absl::OkStatus();
 }
 
-void AttachPodDevices(const DraObjects& dra, PodSpec& pod) {
-  if (pod.claim_refs.empty()) return;
+const dra::DeviceClass* ClassForExtendedResource(const dra::DeviceClasses& classes,
+                                                 absl::string_view resource) {
+  constexpr absl::string_view kImplicit = "deviceclass.resource.kubernetes.io/";
+  if (absl::StartsWith(resource, kImplicit)) {
+    auto it = classes.find(resource.substr(kImplicit.size()));
+    return it == classes.end() ? nullptr : &it->second;
+  }
+  for (const auto& [name, c] : classes) {
+    if (c.extended_resource_name == resource) return &c;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// KEP-5004's claims for the pod's extended-resource requests that devices serve; the
+// requests so served leave the pod's requests.
+std::vector<dra::PodClaim> ExtendedResourceClaims(DraObjects& dra, PodSpec& pod) {
+  std::vector<dra::PodClaim> out;
+  ResourceList kept;
+  ResourceList kept_largest;
+  for (const auto& [resource, q] : pod.requests) {
+    // deviceclass.resource.kubernetes.io/ names are KEP-5004's own, in the kubernetes.io
+    // domain that other extended resources may not use.
+    const bool extended = IsExtendedResource(resource) ||
+                          absl::StartsWith(resource, "deviceclass.resource.kubernetes.io/");
+    const dra::DeviceClass* cls = extended && !dra.advertised.contains(resource)
+                                      ? ClassForExtendedResource(*dra.classes, resource)
+                                      : nullptr;
+    if (cls == nullptr || q.Sign() <= 0) {
+      kept.Set(resource, q);
+      continue;
+    }
+    const int64_t count = q.Value();
+    std::shared_ptr<const dra::ClaimSpec>& spec =
+        dra.extended_specs[absl::StrCat(cls->name, "\x1f", count)];
+    if (spec == nullptr) {
+      auto made = std::make_shared<dra::ClaimSpec>();
+      dra::ExactRequest exact;
+      exact.device_class_name = cls->name;
+      exact.count = count;
+      made->requests.push_back(dra::DeviceRequest{"extended", {exact}, false});
+      made->fingerprint = absl::StrCat("extended resource ", resource, "=", count);
+      spec = std::move(made);
+    }
+    dra::PodClaim claim;
+    claim.name = absl::StrCat("extended resource ", resource);
+    claim.spec = spec;
+    out.push_back(std::move(claim));
+  }
+  if (out.empty()) return out;
+  for (const auto& [resource, q] : pod.largest_container_request) {
+    if (kept.Has(resource)) kept_largest.Set(resource, q);
+  }
+  pod.requests = std::move(kept);
+  pod.largest_container_request = std::move(kept_largest);
+  return out;
+}
+
+}  // namespace
+
+void AttachPodDevices(DraObjects& dra, PodSpec& pod) {
+  std::vector<dra::PodClaim> extended = ExtendedResourceClaims(dra, pod);
+  if (pod.claim_refs.empty() && extended.empty()) return;
   auto devices = std::make_shared<dra::PodDevices>();
   devices->claims = dra::ResolvePodClaims(pod.namespace_name, pod.claim_refs, dra.catalog);
   devices->classes = dra.classes;
@@ -66,6 +129,7 @@ void AttachPodDevices(const DraObjects& dra, PodSpec& pod) {
           absl::InvalidArgumentError(absl::StrCat("claim ", ref.name, ": ", bad->second));
     }
   }
+  for (dra::PodClaim& c : extended) devices->claims.push_back(std::move(c));
   pod.devices = std::move(devices);
 }
 

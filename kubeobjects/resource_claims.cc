@@ -113,6 +113,7 @@ absl::StatusOr<std::shared_ptr<const dra::ClaimSpec>> DecodeClaimSpec(const Json
         out->constraints.push_back(std::move(constraint));
         return absl::OkStatus();
       }));
+  out->fingerprint = devices.ToJson().dump();
   return std::shared_ptr<const dra::ClaimSpec>(std::move(out));
 }
 

@@ -137,6 +137,11 @@ absl::StatusOr<EstimateInput> LoadInput(const EstimateFlags& f, std::ostream& er
       err << "warning: " << f.pods_file << ": " << s.message() << "\n";
     }
   }
+  for (const NodeGroupConfig& g : in.groups) {
+    for (const auto& [resource, q] : g.spec.node_template.allocatable) {
+      if (q.Sign() > 0 && IsExtendedResource(resource)) dra.advertised.insert(resource);
+    }
+  }
   absl::flat_hash_set<std::string> seen;
   for (const nlohmann::json& o : objects) {
     if (!IsPodObject(o) || !IsPending(o)) continue;

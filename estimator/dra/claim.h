@@ -71,6 +71,9 @@ struct DeviceConstraint {
 struct ClaimSpec {
   std::vector<DeviceRequest> requests;
   std::vector<DeviceConstraint> constraints;
+  // Equal for two specs that ask alike (the decoder's canonical text of spec.devices): pods
+  // whose own claims ask alike are planned as one class.
+  std::string fingerprint;
 };
 
 struct AllocatedDevice {

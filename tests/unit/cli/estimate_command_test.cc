@@ -85,6 +85,36 @@ TEST_CASE("estimate plans DRA claims from the pods file against a group's templa
   CHECK(err.str().empty());
 }
 
+TEST_CASE(
+    "estimate serves an nvidia.com/gpu request with DRA devices where no device plugin "
+    "advertises it (KEP-5004)",
+    "[cli][dra]") {
+  const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
+  std::string pods = R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec:
+  extendedResourceName: nvidia.com/gpu
+  selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]
+)";
+  for (int i = 0; i < 3; ++i) {
+    pods += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p" + std::to_string(i) +
+            ", namespace: ml}\nspec:\n  tolerations: [{operator: Exists}]\n  containers: [{name: "
+            "c, resources: {limits: {nvidia.com/gpu: \"4\"}}}]\n";
+  }
+  std::ostringstream out, err;
+  REQUIRE(testing::RunCommand(RunApp,
+                              {"estimate", "--pods", WriteTempFile("ext.yaml", pods),
+                               "--node-groups", dir + "node-groups.yaml", "--output=json"},
+                              out, err) == 0);
+  const nlohmann::json plan = nlohmann::json::parse(out.str());
+  REQUIRE(plan["groups"].size() == 1);
+  CHECK(plan["groups"][0]["id"] == "h100-dra");
+  CHECK(plan["groups"][0]["new_nodes"] == 2);  // two 4-GPU pods per 8-GPU node
+  CHECK(plan["unschedulable"].empty());
+}
+
 TEST_CASE("estimate names a claim template it cannot read in the pods' reasons", "[cli][dra]") {
   const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
   const std::string pods = WriteTempFile("dra-pods.yaml", R"(

@@ -1,6 +1,8 @@
 // DeviceClasses, ResourceSlices, ResourceClaims, their templates and a pod's claims, decoded
 // from the JSON shapes resource.k8s.io v1 and v1beta1 write, then put together and
 // allocated as the scheduler would; and every malformed field refused with its name.
+#include "kubeobjects/dra_objects.h"
+
 #include <catch2/catch.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -220,6 +222,35 @@ TEST_CASE("A pod's claims: by name, by template, and the claim made for it") {
       {"name": "gpus", "resourceClaimTemplateName": "two-gpus"},
       {"name": "shared", "resourceClaimName": "shared-gpu"}]}})"));
   CHECK(EquivalenceKey(twin) == EquivalenceKey(spec));
+}
+
+TEST_CASE("Extended-resource requests become claims only where no device plugin serves them",
+          "[dra]") {
+  DraObjects dra;
+  REQUIRE(AddDraObject(GpuClass(), dra).ok());
+  const json pod = json::parse(R"({"metadata": {"name": "p", "namespace": "ml"},
+    "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "2"},
+      "requests": {"cpu": "1", "deviceclass.resource.kubernetes.io/gpu.nvidia.com": "1"}}}]}})");
+  PodSpec converted = DecodePod(pod);
+  AttachPodDevices(dra, converted);
+  REQUIRE(converted.devices != nullptr);
+  REQUIRE(converted.devices->claims.size() == 2);
+  CHECK(converted.devices->claims[0].spec->requests[0].alternatives[0].count == 1);
+  CHECK(converted.devices->claims[1].name == "extended resource nvidia.com/gpu");
+  CHECK(converted.devices->claims[1].spec->requests[0].alternatives[0].count == 2);
+  CHECK_FALSE(converted.requests.Has("nvidia.com/gpu"));
+  CHECK(converted.requests.Has("cpu"));
+  // Another pod asking the same is the same class: one claim spec per class and count.
+  PodSpec twin = DecodePod(pod);
+  AttachPodDevices(dra, twin);
+  CHECK(twin.devices->claims[1].spec == converted.devices->claims[1].spec);
+
+  dra.advertised.insert("nvidia.com/gpu");  // a device plugin serves it somewhere
+  PodSpec kept = DecodePod(pod);
+  AttachPodDevices(dra, kept);
+  CHECK(kept.requests.Has("nvidia.com/gpu"));
+  REQUIRE(kept.devices != nullptr);
+  CHECK(kept.devices->claims.size() == 1);  // the implicit class name still is DRA's alone
 }
 
 TEST_CASE("Malformed DRA objects are refused naming the object and the field") {
