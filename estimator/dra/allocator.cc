@@ -27,6 +27,11 @@ const Quantity* DeviceUse::Left(size_t pool, const std::string& set,
   return c == s->second.end() ? nullptr : &c->second;
 }
 
+bool DeviceUse::Free(DeviceRef d) const {
+  const Device& device = devices_->pools[d.pool].devices[d.device];
+  return (taken_[d.pool][d.device] == 0 || device.allow_multiple_allocations) && CountersFit(d);
+}
+
 bool DeviceUse::CountersFit(DeviceRef d) const {
   const Device& device = devices_->pools[d.pool].devices[d.device];
   for (const CounterConsumption& use : device.consumes_counters) {
@@ -225,11 +230,19 @@ class Search {
     }
     const NodeDevices& nd = use_.devices();
     size_t class_matches = 0;
+    size_t in_use = 0;
     const DeviceSelector* rejecting = nullptr;
+    // Devices in use are passed over before their selectors are evaluated, as the scheduler
+    // does (a busy node is decided without CEL); All and admin access must see every device.
+    const bool only_free = e.mode == AllocationMode::kExactCount && !e.admin_access;
     for (size_t p = 0; p < nd.pools.size(); ++p) {
       const DevicePool& pool = nd.pools[p];
       for (size_t d = 0; d < pool.devices.size(); ++d) {
         const Device& device = pool.devices[d];
+        if (only_free && !use_.Free(DeviceRef{p, d})) {
+          ++in_use;
+          continue;
+        }
         absl::StatusOr<const DeviceSelector*> miss =
             FirstMiss(cls->second.selectors, device, pool.driver);
         if (!miss.ok()) return Unusable(alt, miss.status());
@@ -249,9 +262,17 @@ class Search {
       }
     }
     if (!alt->candidates.empty()) return;
-    alt->why_none = absl::StrCat("no device of class ", e.device_class_name);
-    if (rejecting != nullptr) {
+    alt->why_none =
+        absl::StrCat("no ", in_use > 0 ? "free " : "", "device of class ", e.device_class_name);
+    if (in_use > 0 && rejecting == nullptr && class_matches == 0) {
+      absl::StrAppend(&alt->why_none, ": ", in_use, " of the node's ", nd.DeviceCount(),
+                      " devices are in use");
+    } else if (rejecting != nullptr) {
       absl::StrAppend(&alt->why_none, " matches ", Quoted(rejecting->expression));
+      if (in_use > 0) {
+        absl::StrAppend(&alt->why_none, " (", in_use, " of the node's ", nd.DeviceCount(),
+                        " devices are in use)");
+      }
     } else if (class_matches > 0) {
       absl::StrAppend(&alt->why_none, " is free of taints the request does not tolerate");
     } else {
@@ -361,8 +382,7 @@ class Search {
                           alt.exact->device_class_name, " meet the claim's constraints");
     }
     return absl::StrCat("request ", alt.name, ": ", wanted, " devices of class ",
-                        alt.exact->device_class_name, " needed, ", usable, " of ",
-                        alt.candidates.size(), " free");
+                        alt.exact->device_class_name, " needed, ", usable, " free");
   }
 
   // Adds the device if every constraint on its request still holds.

@@ -47,6 +47,9 @@ class DeviceUse {
   int Allocations(DeviceRef d) const { return taken_[d.pool][d.device]; }
   // Whether the device's counters fit in what its pool has left.
   bool CountersFit(DeviceRef d) const;
+  // Whether an ordinary request may be given it now: not allocated (or shareable), and its
+  // counters fit.
+  bool Free(DeviceRef d) const;
   // Devices allocated (admin access aside), and of counters, the part consumed: a node's
   // DRA utilisation.
   size_t AllocatedDevices() const;

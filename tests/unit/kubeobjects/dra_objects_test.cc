@@ -149,8 +149,9 @@ TEST_CASE("Decoded class, template and slices allocate as the scheduler would") 
   }
   auto full = dra::Allocate(dra::AllocationRequest{{tmpl->spec.get()}, &classes}, use, &cache);
   REQUIRE_FALSE(full.ok());
-  CHECK(ErrorOf(full.status()) ==
-        "request gpus: 2 devices of class gpu.nvidia.com needed, 0 of 8 free");
+  CHECK(
+      ErrorOf(full.status()) ==
+      "request gpus: no free device of class gpu.nvidia.com: 8 of the node's 8 devices are in use");
 }
 
 TEST_CASE("A claim with its allocation, and a v1beta1 request with fields inline") {
