@@ -9,6 +9,8 @@
 #include "base/status_macros.h"
 #include "cloudproviders/externalgrpc/wire.h"
 #include "cloudproviders/node_proto.h"
+#include "cloudproviders/slice_proto.h"
+#include "estimator/dra/template_slices.h"
 
 namespace gpua {
 
@@ -146,6 +148,20 @@ class ExternalGrpcNodeGroup : public NodeGroup {
             : absl::InvalidArgumentError(
                   absl::StrCat(subject_, ": the plugin answered neither nodeBytes nor nodeInfo"));
     if (!t.ok()) return t.status();
+    for (int i = 0; i < response.resourceslicebytes_size(); ++i) {
+      absl::StatusOr<dra::ResourceSlice> slice = ResourceSliceFromBytes(
+          response.resourceslicebytes(i), absl::StrCat(subject_, ": resourceSliceBytes[", i, "]"));
+      if (!slice.ok()) return slice.status();
+      if (slice->node_name.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(subject_, ": resourceSliceBytes[", i,
+                         "]: a template's slice must be the node's own (spec.nodeName)"));
+      }
+      t->resource_slices.push_back(std::make_shared<const dra::ResourceSlice>(*std::move(slice)));
+    }
+    // A plugin that sends no slices may still say, with the annotation, whose devices the
+    // template's GPUs are.
+    GPUA_RETURN_IF_ERROR(dra::DeriveTemplateSlices(*t, absl::StrCat(subject_, ": template")));
     absl::MutexLock lock(&mu_);
     template_ = *t;
     return t;

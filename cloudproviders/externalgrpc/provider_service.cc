@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/node_proto.h"
+#include "cloudproviders/slice_proto.h"
 #include "google/protobuf/any.pb.h"
 
 namespace gpua::externalgrpc {
@@ -173,6 +174,9 @@ grpc::Status ProviderService::NodeGroupTemplateNodeInfo(
   GPUA_GRPC_RETURN_IF_ERROR(t.status());
   *response->mutable_nodeinfo() = NodeTemplateToProto(*t);
   response->set_nodebytes(response->nodeinfo().SerializeAsString());
+  for (const auto& slice : t->resource_slices) {
+    response->add_resourceslicebytes(ResourceSliceToProto(*slice).SerializeAsString());
+  }
   return grpc::Status::OK;
 }
 

@@ -27,6 +27,7 @@ struct Expr {
     kOr,             // args[0] || args[1]
     kConditional,    // args[0] ? args[1] : args[2]
     kComprehension,  // args[0].name(var, args[1]): all, exists, exists_one, map, filter
+    kBind,           // cel.bind(var, args[0], args[1])
   };
   Kind kind = Kind::kLiteral;
   Value literal;

@@ -478,6 +478,17 @@ class Parser {
       e->args.push_back(std::move((*args)[1]));
       return e;
     }
+    // cel.bind(var, init, body): Kubernetes enables it for selectors.
+    if (name == "bind" && target->kind == Expr::Kind::kIdent && target->name == "cel") {
+      if (args->size() != 3 || (*args)[0]->kind != Expr::Kind::kIdent) {
+        return ErrorAt(at, "cel.bind() takes a variable name, a value and an expression");
+      }
+      auto e = Node(Expr::Kind::kBind, at);
+      e->var = (*args)[0]->name;
+      e->args.push_back(std::move((*args)[1]));
+      e->args.push_back(std::move((*args)[2]));
+      return e;
+    }
     auto e = Node(Expr::Kind::kCall, at);
     e->name = name;
     e->member_call = true;

@@ -62,6 +62,8 @@ class Evaluator {
         return Conditional(e);
       case Expr::Kind::kComprehension:
         return Comprehension(e);
+      case Expr::Kind::kBind:
+        return Bind(e);
     }
     return absl::InternalError("unknown expression kind");
   }
@@ -234,6 +236,15 @@ class Evaluator {
           absl::StrCat("a condition must be a bool, not ", c->TypeName()));
     }
     return Eval(*e.args[*b ? 1 : 2]);
+  }
+
+  Result Bind(const Expr& e) {
+    Result value = Eval(*e.args[0]);
+    if (!value.ok()) return value;
+    scopes_.emplace_back(e.var, *std::move(value));
+    Result out = Eval(*e.args[1]);
+    scopes_.pop_back();
+    return out;
   }
 
   Result Comprehension(const Expr& e) {

@@ -3,11 +3,11 @@
 // What it evaluates is the part of CEL that Kubernetes' device selectors use, with CEL's
 // semantics (cel-spec langdef.md): dynamic types with errors as values; `&&`, `||` and the
 // macros all/exists absorb an error when the other side decides; heterogeneous numeric
-// comparison; overflow, division by zero, a missing key or a function without an overload
-// for its arguments are errors, never a guessed value. The functions: size, int, uint,
-// double, string, bool; the string extension (startsWith, endsWith, contains, matches,
-// lowerAscii, upperAscii, trim, indexOf, lastIndexOf, substring, replace, split, charAt,
-// join); and Kubernetes' quantity and semver libraries (quantity, isQuantity, compareTo,
+// comparison; cel.bind, which Kubernetes enables. Overflow, division by zero, a missing key or
+// a function without an overload for its arguments are errors, never a guessed value. The
+// functions: size, int, uint, double, string, bool; the string extension (startsWith, endsWith,
+// contains, matches, lowerAscii, upperAscii, trim, indexOf, lastIndexOf, substring, replace, split,
+// charAt, join); and Kubernetes' quantity and semver libraries (quantity, isQuantity, compareTo,
 // isGreaterThan, isLessThan, add, sub, asInteger, asApproximateFloat, isInteger, sign;
 // semver, isSemver, major, minor, patch). Anything else is reported as an error naming it.
 #ifndef GPUA_ESTIMATOR_CEL_CEL_PROGRAM_H_

@@ -17,6 +17,7 @@
 #include "cloudproviders/node_group_file.h"
 #include "cloudproviders/node_proto.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "cloudproviders/slice_proto.h"
 #include "tests/support/config_files.h"
 #include "tests/support/run_command.h"
 #include "tests/support/test_pki.h"
@@ -384,6 +385,92 @@ TEST_CASE("a garbage template is reported for its group, the others keep working
       CHECK(t.ok());
     }
   }
+}
+
+constexpr char kDraGroups[] = R"(
+nodeGroups:
+- id: h100-dra
+  maxSize: 4
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, nvidia.com/gpu.count: "2"}
+      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
+    status: {allocatable: {cpu: "96", memory: 1Ti, pods: "110"}}
+- id: plain
+  maxSize: 2
+  template:
+    status: {allocatable: {cpu: "16", pods: "110"}}
+)";
+
+TEST_CASE("a template's ResourceSlices travel as resourceSliceBytes and read back whole",
+          "[externalgrpc][dra]") {
+  ManualClock clock;
+  SimulatedCloud cloud(*ParseNodeGroupFile(kDraGroups, "groups.yaml"), clock);
+  auto server = PluginServer::Start(cloud, {});
+  REQUIRE(server.ok());
+  ExternalGrpcConfig config;
+  config.address = absl::StrCat("127.0.0.1:", (*server)->port());
+  MemoryLogSink quiet;
+  auto client = *ExternalGrpcProvider::Create(config, quiet);
+  auto dra = FindNodeGroup(*client, "h100-dra");
+  REQUIRE(dra.ok());
+  auto t = (*dra)->TemplateNode();
+  REQUIRE(t.ok());
+  REQUIRE(t->resource_slices.size() == 1);
+  const dra::ResourceSlice& got = *t->resource_slices[0];
+  const dra::ResourceSlice& sent = *cloud.NodeGroups()->front()->TemplateNode()->resource_slices[0];
+  CHECK(got.driver == "gpu.nvidia.com");
+  REQUIRE(got.devices.size() == sent.devices.size());
+  for (size_t i = 0; i < got.devices.size(); ++i) {
+    CHECK(got.devices[i].name == sent.devices[i].name);
+    CHECK(got.devices[i].attributes == sent.devices[i].attributes);
+    CHECK(got.devices[i].capacity == sent.devices[i].capacity);
+    CHECK(got.devices[i].consumes_counters.size() == sent.devices[i].consumes_counters.size());
+  }
+  CHECK(got.counter_sets.size() == 2);
+  CHECK_FALSE(t->allocatable.Has("nvidia.com/gpu"));
+  auto plain = FindNodeGroup(*client, "plain");
+  REQUIRE(plain.ok());
+  CHECK((*plain)->TemplateNode()->resource_slices.empty());
+}
+
+// Serves the simulated cloud with a broken slice for one group.
+class BrokenSlices : public externalgrpc::ProviderService {
+ public:
+  using ProviderService::ProviderService;
+  grpc::Status NodeGroupTemplateNodeInfo(grpc::ServerContext* context,
+                                         const pb::NodeGroupTemplateNodeInfoRequest* request,
+                                         pb::NodeGroupTemplateNodeInfoResponse* response) override {
+    grpc::Status st = ProviderService::NodeGroupTemplateNodeInfo(context, request, response);
+    if (request->id() == "h100-dra") {
+      resourcev1::ResourceSlice slice;
+      slice.ParseFromString(response->resourceslicebytes(0));
+      (*slice.mutable_spec()->mutable_devices(0)->mutable_attributes())["productName"].set_int_(3);
+      response->set_resourceslicebytes(0, slice.SerializeAsString());
+      response->add_resourceslicebytes("\xff\xff not a slice");
+    }
+    return st;
+  }
+};
+
+TEST_CASE("a plugin's broken slice is refused for its group, naming the device and field",
+          "[externalgrpc][dra]") {
+  ManualClock clock;
+  SimulatedCloud cloud(*ParseNodeGroupFile(kDraGroups, "groups.yaml"), clock);
+  auto server = PluginServer::Serve(std::make_unique<BrokenSlices>(cloud), {});
+  REQUIRE(server.ok());
+  ExternalGrpcConfig config;
+  config.address = absl::StrCat("127.0.0.1:", (*server)->port());
+  MemoryLogSink quiet;
+  auto client = *ExternalGrpcProvider::Create(config, quiet);
+  auto t = (*FindNodeGroup(*client, "h100-dra"))->TemplateNode();
+  REQUIRE_FALSE(t.ok());
+  CHECK_THAT(std::string(t.status().message()),
+             Catch::Contains("node group h100-dra: resourceSliceBytes[0]: ResourceSlice "
+                             "template-gpu.nvidia.com: spec.devices[0].attributes[productName]: "
+                             "exactly one of int, bool, string and version must be set"));
+  CHECK((*FindNodeGroup(*client, "plain"))->TemplateNode().ok());
+  CHECK_FALSE(ResourceSliceFromBytes("\xff\xff", "x").ok());
 }
 
 TEST_CASE("a template without allocatable is refused, naming the group and the field",

@@ -209,6 +209,9 @@ TEST_CASE("Host objects: selection, indexing, has and in") {
   CHECK(IsTrue("has(device.attributes['gpu.nvidia.com'].migCapable)", d));
   CHECK(IsTrue("!has(device.attributes['gpu.nvidia.com'].uuid)", d));
   CHECK(IsTrue("'gpu.nvidia.com' in device.attributes", d));
+  CHECK(IsTrue("cel.bind(nv, device.attributes['gpu.nvidia.com'], nv.migCapable && nv.index == 3)",
+               d));
+  CHECK_FALSE(Program::Compile("cel.bind(1, 2, 3)").ok());
   CHECK(ErrorOf("device.attributes['gpu.nvidia.com'].uuid == 'x'", d).find("no such key: uuid") !=
         std::string::npos);
   CHECK(
