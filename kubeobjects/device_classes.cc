@@ -44,6 +44,7 @@ absl::StatusOr<dra::DeviceClass> DecodeDeviceClass(const JsonReader& object) {
   absl::StatusOr<NamedClass> named =
       DecodeNamed<NamedClass>(object, "DeviceClass", [&](NamedClass& out) -> absl::Status {
         out.value.name = out.name;
+        out.value.resource_version = out.resource_version;
         const JsonReader spec = object.Field("spec");
         if (!spec.IsNull() && !spec.IsObject()) return spec.Error("not an object");
         GPUA_ASSIGN_OR_RETURN(out.value.selectors, DecodeDeviceSelectors(spec.Field("selectors")));

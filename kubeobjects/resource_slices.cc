@@ -167,6 +167,7 @@ absl::StatusOr<dra::ResourceSlice> DecodeResourceSlice(const JsonReader& object)
   absl::StatusOr<NamedSlice> named =
       DecodeNamed<NamedSlice>(object, "ResourceSlice", [&](NamedSlice& out) -> absl::Status {
         out.value.name = out.name;
+        out.value.resource_version = out.resource_version;
         return DecodeSliceSpec(object.Field("spec"), out.value);
       });
   if (!named.ok()) return named.status();

@@ -7,9 +7,12 @@
 #include <memory>
 
 #include "autoscaler/kube/informer.h"
+#include "kubeobjects/device_classes.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
+#include "kubeobjects/resource_claims.h"
+#include "kubeobjects/resource_slices.h"
 #include "kubeobjects/workloads.h"
 
 namespace gpua::kube {

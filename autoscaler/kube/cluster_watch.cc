@@ -16,6 +16,14 @@ const std::vector<std::string> kCapacityBufferFallbacks = {
     "/apis/autoscaling.x-k8s.io/v1alpha1/capacitybuffers"};
 constexpr char kPodTemplatesPath[] = "/api/v1/podtemplates";
 
+// resource.k8s.io is GA (v1) from Kubernetes 1.34; 1.32 and 1.33 serve v1beta1 (and 1.33
+// v1beta2). The decoders read every version.
+std::vector<std::string> DraPaths(absl::string_view resource) {
+  return {absl::StrCat("/apis/resource.k8s.io/v1/", resource),
+          absl::StrCat("/apis/resource.k8s.io/v1beta2/", resource),
+          absl::StrCat("/apis/resource.k8s.io/v1beta1/", resource)};
+}
+
 constexpr WorkloadKind kWorkloadKinds[] = {
     {"ReplicaSet", "/apis/apps/v1/replicasets"},
     {"StatefulSet", "/apis/apps/v1/statefulsets"},
@@ -36,7 +44,15 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
       capacity_buffers_([](const JsonReader& o) { return DecodeCapacityBuffer(o); }, {},
                         *options_.reflector.log),
       pod_templates_([](const JsonReader& o) { return DecodePodTemplate(o); }, {},
-                     *options_.reflector.log) {
+                     *options_.reflector.log),
+      device_classes_([](const JsonReader& o) { return DecodeDeviceClass(o); }, {},
+                      *options_.reflector.log),
+      resource_slices_([](const JsonReader& o) { return DecodeResourceSlice(o); }, {},
+                       *options_.reflector.log),
+      resource_claims_([](const JsonReader& o) { return DecodeResourceClaim(o); }, {},
+                       *options_.reflector.log),
+      resource_claim_templates_([](const JsonReader& o) { return DecodeResourceClaimTemplate(o); },
+                                {}, *options_.reflector.log) {
   AddPodIndexes(pods_);
   Watch(nodes_, kNodesPath);
   Watch(pods_, kPodsPath);
@@ -47,6 +63,12 @@ ClusterWatch::ClusterWatch(ApiClient& client, Clock& clock, ClusterWatchOptions 
     buffers.optional = true;
     buffers.fallback_paths = kCapacityBufferFallbacks;
     Watch(pod_templates_, kPodTemplatesPath).optional = true;
+  }
+  if (options_.dra) {
+    WatchDra(device_classes_, "deviceclasses");
+    WatchDra(resource_slices_, "resourceslices");
+    WatchDra(resource_claims_, "resourceclaims");
+    WatchDra(resource_claim_templates_, "resourceclaimtemplates");
   }
   if (options_.workloads) {
     for (const WorkloadKind& k : kWorkloadKinds) {
@@ -78,6 +100,14 @@ ClusterWatch::Watched& ClusterWatch::Watch(Informer<T>& informer, const std::str
   watched.path = path;
   watched.field_selector = std::move(field_selector);
   return watched;
+}
+
+template <typename T>
+void ClusterWatch::WatchDra(Informer<T>& informer, absl::string_view resource) {
+  std::vector<std::string> paths = DraPaths(resource);
+  Watched& w = Watch(informer, paths.front());
+  w.optional = true;
+  w.fallback_paths.assign(paths.begin() + 1, paths.end());
 }
 
 ClusterWatch::~ClusterWatch() {
@@ -130,6 +160,10 @@ std::shared_ptr<const ClusterView> ClusterWatch::View() const {
   }
   view.capacity_buffers = capacity_buffers_.List();
   view.pod_templates = pod_templates_.List();
+  view.device_classes = device_classes_.List();
+  view.resource_slices = resource_slices_.List();
+  view.resource_claims = resource_claims_.List();
+  view.resource_claim_templates = resource_claim_templates_.List();
   for (const auto& informer : config_maps_) {
     for (ConfigMapPtr& c : informer->List()) view.config_maps.push_back(std::move(c));
   }

@@ -35,6 +35,10 @@ struct ClusterWatchOptions {
   // be absent (the CRD not installed, RBAC without them): then read as none, and looked for
   // again now and then.
   bool capacity_buffers = false;
+  // DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates
+  // (resource.k8s.io v1, else v1beta2 or v1beta1, whichever the server serves): read as none
+  // where DRA is not served or RBAC does not allow them.
+  bool dra = false;
   ReflectorOptions reflector;  // its log is where every informer and reflector reports
   Informer<NodeObject>::Handlers node_handlers;
   Informer<PodObject>::Handlers pod_handlers;
@@ -66,6 +70,9 @@ class ClusterWatch : public ClusterSource {
   };
   template <typename T>
   Watched& Watch(Informer<T>& informer, const std::string& path, std::string field_selector = "");
+  // An optional resource.k8s.io kind, at the newest version the server serves.
+  template <typename T>
+  void WatchDra(Informer<T>& informer, absl::string_view resource);
 
   ApiClient& client_;
   Clock& clock_;
@@ -76,6 +83,10 @@ class ClusterWatch : public ClusterSource {
   Informer<DaemonSetObject> daemonsets_;
   Informer<CapacityBufferObject> capacity_buffers_;
   Informer<PodTemplateObject> pod_templates_;
+  Informer<dra::DeviceClass> device_classes_;
+  Informer<dra::ResourceSlice> resource_slices_;
+  Informer<dra::ResourceClaim> resource_claims_;
+  Informer<dra::ResourceClaimTemplate> resource_claim_templates_;
   std::vector<std::unique_ptr<Informer<ConfigMapObject>>> config_maps_;
   // One informer per workload kind: each has its own list and watch.
   std::vector<std::unique_ptr<Informer<WorkloadObject>>> workloads_;

@@ -30,6 +30,7 @@ struct DeviceClass {
   // KEP-5004: a pod asking this extended resource (nvidia.com/gpu: 2) gets that many devices
   // of this class through a claim the scheduler makes for it.
   std::string extended_resource_name;
+  std::string resource_version;
 };
 
 struct DeviceToleration {

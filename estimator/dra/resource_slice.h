@@ -31,6 +31,7 @@ struct ResourceSlice {
   bool per_device_node_selection = false;
   std::vector<Device> devices;
   std::vector<CounterSet> counter_sets;
+  std::string resource_version;
 };
 
 // The node-local pools of every node, from the cluster's slices. Pools not local to one node

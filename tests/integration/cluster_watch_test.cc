@@ -208,3 +208,102 @@ TEST_CASE("without the CapacityBuffer CRD, or the right to read it, the cluster 
 
 }  // namespace
 }  // namespace gpua::kube
+
+namespace gpua::kube {
+namespace {
+
+struct DraWatch {
+  FakeApiServer server;
+  std::unique_ptr<ApiClient> client = testing::ClientFor(server);
+  MemoryLogSink log;
+  RealClock clock;
+  std::unique_ptr<ClusterWatch> cluster;
+
+  void Start() {
+    ClusterWatchOptions options;
+    options.dra = true;
+    options.reflector.watch_timeout = absl::Seconds(2);
+    options.reflector.initial_backoff = absl::Milliseconds(20);
+    options.reflector.absent_retry = absl::Milliseconds(300);
+    options.reflector.log = &log;
+    cluster = std::make_unique<ClusterWatch>(*client, clock, options);
+    cluster->Start();
+  }
+};
+
+nlohmann::json Slice(const std::string& api_version, bool basic) {
+  nlohmann::json device = {{"name", "gpu-0"}};
+  const nlohmann::json fields = {{"attributes", {{"productName", {{"string", "NVIDIA H100"}}}}},
+                                 {"capacity", {{"memory", {{"value", "80Gi"}}}}}};
+  if (basic) {
+    device["basic"] = fields;
+  } else {
+    device.update(fields);
+  }
+  return {{"apiVersion", api_version},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", "gpu-1-gpu.nvidia.com"}}},
+          {"spec",
+           {{"driver", "gpu.nvidia.com"},
+            {"nodeName", "gpu-1"},
+            {"pool", {{"name", "gpu-1"}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices", {device}}}}};
+}
+
+TEST_CASE("DRA objects are read at the newest resource.k8s.io version the server serves",
+          "[kube][cluster-watch][dra]") {
+  for (const bool v1 : {true, false}) {
+    INFO((v1 ? "v1" : "a 1.32 server: v1beta1 only"));
+    DraWatch w;
+    if (!v1) {
+      w.server.RefusePath("/apis/resource.k8s.io/v1/", 404);
+      w.server.RefusePath("/apis/resource.k8s.io/v1beta2/", 404);
+    }
+    w.server.Upsert("resourceslices",
+                    Slice(v1 ? "resource.k8s.io/v1" : "resource.k8s.io/v1beta1", !v1));
+    w.server.Upsert("deviceclasses",
+                    {{"metadata", {{"name", "gpu.nvidia.com"}}},
+                     {"spec", {{"selectors", {{{"cel", {{"expression", "true"}}}}}}}}});
+    w.server.Upsert(
+        "resourceclaimtemplates",
+        {{"metadata", {{"name", "one-gpu"}, {"namespace", "ml"}}},
+         {"spec",
+          {{"spec",
+            {{"devices",
+              {{"requests",
+                {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu.nvidia.com"}}}}}}}}}}}}});
+    w.server.Upsert(
+        "resourceclaims",
+        {{"metadata", {{"name", "p-gpu"}, {"namespace", "ml"}}},
+         {"spec",
+          {{"devices",
+            {{"requests", {{{"name", "gpu"}, {"deviceClassName", "gpu.nvidia.com"}}}}}}}}});
+    w.Start();
+    REQUIRE(w.cluster->WaitForSync(absl::Seconds(10)));
+    const ClusterView view = *w.cluster->View();
+    REQUIRE(view.resource_slices.size() == 1);
+    CHECK(view.resource_slices[0]->devices.size() == 1);
+    CHECK(view.resource_slices[0]->devices[0].capacity.at("gpu.nvidia.com").at("memory") ==
+          *Quantity::Parse("80Gi"));
+    CHECK(view.device_classes.size() == 1);
+    CHECK(view.resource_claim_templates.size() == 1);
+    REQUIRE(view.resource_claims.size() == 1);
+    CHECK(view.resource_claims[0]->Key() == "ml/p-gpu");
+  }
+}
+
+TEST_CASE("a cluster without DRA, or RBAC without it, syncs and reads none",
+          "[kube][cluster-watch][dra]") {
+  DraWatch w;
+  w.server.RefusePath("/apis/resource.k8s.io/", 404);
+  w.server.RefusePath("/apis/resource.k8s.io/v1/resourceclaims", 403);
+  w.server.Upsert("nodes", Node("gpu-1"));
+  w.Start();
+  REQUIRE(w.cluster->WaitForSync(absl::Seconds(10)));
+  CHECK(w.cluster->View()->nodes.size() == 1);
+  CHECK(w.cluster->View()->resource_slices.empty());
+  CHECK(w.log.Contains("resourceslices"));
+}
+
+}  // namespace
+}  // namespace gpua::kube

@@ -12,6 +12,7 @@
 #include "absl/time/time.h"
 #include "kubeobjects/capacity_buffer.h"
 #include "kubeobjects/config_map.h"
+#include "kubeobjects/dra_objects.h"
 #include "kubeobjects/nodes.h"
 #include "kubeobjects/pods.h"
 #include "kubeobjects/policy.h"
@@ -27,6 +28,10 @@ using WorkloadPtr = std::shared_ptr<const WorkloadObject>;
 using ConfigMapPtr = std::shared_ptr<const ConfigMapObject>;
 using CapacityBufferPtr = std::shared_ptr<const CapacityBufferObject>;
 using PodTemplatePtr = std::shared_ptr<const PodTemplateObject>;
+using DeviceClassPtr = std::shared_ptr<const dra::DeviceClass>;
+using ResourceSlicePtr = std::shared_ptr<const dra::ResourceSlice>;
+using ResourceClaimPtr = std::shared_ptr<const dra::ResourceClaim>;
+using ResourceClaimTemplatePtr = std::shared_ptr<const dra::ResourceClaimTemplate>;
 
 // How the view files a workload: "kind/namespace/name".
 std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
@@ -51,6 +56,11 @@ struct ClusterView {
   // CapacityBuffer resource is not served or may not be read.
   std::vector<CapacityBufferPtr> capacity_buffers;
   std::vector<PodTemplatePtr> pod_templates;
+  // DRA (resource.k8s.io): empty where the API is not served or may not be read.
+  std::vector<DeviceClassPtr> device_classes;
+  std::vector<ResourceSlicePtr> resource_slices;
+  std::vector<ResourceClaimPtr> resource_claims;
+  std::vector<ResourceClaimTemplatePtr> resource_claim_templates;
 
   ConfigMapPtr FindConfigMap(absl::string_view namespace_name, absl::string_view name) const;
 
