@@ -142,6 +142,10 @@ resourcev1::ResourceSlice ResourceSliceToProto(const dra::ResourceSlice& slice) 
   return out;
 }
 
+nlohmann::json ResourceSliceToJson(const dra::ResourceSlice& slice) {
+  return ToJson(ResourceSliceToProto(slice));
+}
+
 absl::StatusOr<dra::ResourceSlice> ResourceSliceFromBytes(const std::string& bytes,
                                                           absl::string_view what) {
   resourcev1::ResourceSlice wire;

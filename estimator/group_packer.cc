@@ -62,11 +62,7 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
   t.props->labels = group.node_template.labels;
   t.props->taints = group.node_template.taints;
   t.props->group_id = group.id;
-  if (!group.node_template.resource_slices.empty()) {
-    std::vector<const dra::ResourceSlice*> slices;
-    for (const auto& s : group.node_template.resource_slices) slices.push_back(s.get());
-    t.props->devices = std::make_shared<const dra::NodeDevices>(dra::AssemblePools(slices));
-  }
+  t.props->devices = dra::AssembleShared(group.node_template.resource_slices);
   ResourceCatalog& catalog = snapshot.catalog();
   const NodeTemplate& tmpl = group.node_template;
   t.gpu = group.gpus;

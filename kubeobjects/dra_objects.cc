@@ -1,5 +1,6 @@
 #include "kubeobjects/dra_objects.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/match.h"
@@ -66,12 +67,11 @@ const dra::DeviceClass* ClassForExtendedResource(const dra::DeviceClasses& class
 
 namespace {
 
-// KEP-5004's claims for the pod's extended-resource requests that devices serve; the
-// requests so served leave the pod's requests.
-std::vector<dra::PodClaim> ExtendedResourceClaims(DraObjects& dra, PodSpec& pod) {
+// KEP-5004's claims for the pod's extended-resource requests that devices serve, each
+// served resource named in `served`.
+std::vector<dra::PodClaim> ExtendedResourceClaims(DraObjects& dra, const PodSpec& pod,
+                                                  std::vector<std::string>& served) {
   std::vector<dra::PodClaim> out;
-  ResourceList kept;
-  ResourceList kept_largest;
   for (const auto& [resource, q] : pod.requests) {
     // deviceclass.resource.kubernetes.io/ names are KEP-5004's own, in the kubernetes.io
     // domain that other extended resources may not use.
@@ -80,10 +80,7 @@ std::vector<dra::PodClaim> ExtendedResourceClaims(DraObjects& dra, PodSpec& pod)
     const dra::DeviceClass* cls = extended && !dra.advertised.contains(resource)
                                       ? ClassForExtendedResource(*dra.classes, resource)
                                       : nullptr;
-    if (cls == nullptr || q.Sign() <= 0) {
-      kept.Set(resource, q);
-      continue;
-    }
+    if (cls == nullptr || q.Sign() <= 0) continue;
     const int64_t count = q.Value();
     std::shared_ptr<const dra::ClaimSpec>& spec =
         dra.extended_specs[absl::StrCat(cls->name, "\x1f", count)];
@@ -100,21 +97,17 @@ std::vector<dra::PodClaim> ExtendedResourceClaims(DraObjects& dra, PodSpec& pod)
     claim.name = absl::StrCat("extended resource ", resource);
     claim.spec = spec;
     out.push_back(std::move(claim));
+    served.emplace_back(resource);
   }
-  if (out.empty()) return out;
-  for (const auto& [resource, q] : pod.largest_container_request) {
-    if (kept.Has(resource)) kept_largest.Set(resource, q);
-  }
-  pod.requests = std::move(kept);
-  pod.largest_container_request = std::move(kept_largest);
   return out;
 }
 
 }  // namespace
 
-void AttachPodDevices(DraObjects& dra, PodSpec& pod) {
-  std::vector<dra::PodClaim> extended = ExtendedResourceClaims(dra, pod);
-  if (pod.claim_refs.empty() && extended.empty()) return;
+PodDeviceResolution ResolvePodDevices(DraObjects& dra, const PodSpec& pod) {
+  PodDeviceResolution out;
+  std::vector<dra::PodClaim> extended = ExtendedResourceClaims(dra, pod, out.served_requests);
+  if (pod.claim_refs.empty() && extended.empty()) return out;
   auto devices = std::make_shared<dra::PodDevices>();
   devices->claims = dra::ResolvePodClaims(pod.namespace_name, pod.claim_refs, dra.catalog);
   devices->classes = dra.classes;
@@ -130,7 +123,32 @@ void AttachPodDevices(DraObjects& dra, PodSpec& pod) {
     }
   }
   for (dra::PodClaim& c : extended) devices->claims.push_back(std::move(c));
-  pod.devices = std::move(devices);
+  out.devices = std::move(devices);
+  return out;
+}
+
+void ApplyPodDevices(PodDeviceResolution resolved, PodSpec& pod) {
+  if (!resolved.served_requests.empty()) {
+    ResourceList kept;
+    ResourceList kept_largest;
+    for (const auto& [resource, q] : pod.requests) {
+      const std::vector<std::string>& served = resolved.served_requests;
+      if (std::find(served.begin(), served.end(), resource) == served.end()) {
+        kept.Set(resource, q);
+      }
+    }
+    for (const auto& [resource, q] : pod.largest_container_request) {
+      if (kept.Has(resource)) kept_largest.Set(resource, q);
+    }
+    pod.requests = std::move(kept);
+    pod.largest_container_request = std::move(kept_largest);
+  }
+  pod.devices = std::move(resolved.devices);
+}
+
+void AttachPodDevices(DraObjects& dra, PodSpec& pod) {
+  PodDeviceResolution resolved = ResolvePodDevices(dra, pod);
+  if (resolved.devices != nullptr) ApplyPodDevices(std::move(resolved), pod);
 }
 
 }  // namespace gpua

@@ -42,6 +42,16 @@ inline bool IsDraKind(absl::string_view kind) {
 // returned (naming it); a claim or template is also noted in `unreadable`.
 absl::Status AddDraObject(const nlohmann::json& object, DraObjects& into);
 
+// A pod's claims resolved, before they are set on it: `devices` is null when it asks for
+// none; `served_requests` are the extended resources its devices serve instead.
+struct PodDeviceResolution {
+  std::shared_ptr<dra::PodDevices> devices;
+  std::vector<std::string> served_requests;
+};
+PodDeviceResolution ResolvePodDevices(DraObjects& dra, const PodSpec& pod);
+// Sets `devices` on the pod and takes the served requests off it.
+void ApplyPodDevices(PodDeviceResolution resolved, PodSpec& pod);
+
 // Resolves the pod's claims (claim_refs) and sets its `devices`. A request for an extended
 // resource that a DeviceClass names (spec.extendedResourceName, or the implicit
 // deviceclass.resource.kubernetes.io/<class>) and no device plugin advertises becomes a claim

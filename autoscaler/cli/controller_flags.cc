@@ -158,6 +158,10 @@ void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
                 "annotation overrides it)");
   f.AddInt("expendable-pods-priority-cutoff", &r.expendable_cutoff,
            "pods below this priority never trigger a scale-up");
+  f.AddBool("enable-dynamic-resource-allocation", &c.controller.dynamic_resource_allocation,
+            "plan pods' ResourceClaims with the devices nodes publish in ResourceSlices, and "
+            "read what templates' slices promise (on by default, unlike cluster-autoscaler; "
+            "read as none where resource.k8s.io is not served)");
   f.AddBool("capacity-buffer-pod-injection-enabled", &up.capacity_buffers,
             "keep the warm capacity CapacityBuffers (autoscaling.x-k8s.io) ask for: placeholder "
             "pods of each buffer's PodTemplate that scale-up makes room for and scale-down keeps");
@@ -252,7 +256,6 @@ void AddCompatibilityFlags(FlagSet& f) {
   f.AddBoolFixed("enable-provisioning-requests", false, "ProvisioningRequests are not read");
   f.AddBoolFixed("enable-proactive-scaleup", false, "only pending pods trigger scale-ups");
   f.AddBoolFixed("async-node-groups", false, "node groups are not created or deleted");
-  f.AddBoolFixed("enable-dynamic-resource-allocation", false, "DRA claims are not modelled");
   f.AddBoolFixed("enable-csi-node-aware-scheduling", false, "CSINode limits are not modelled");
   f.AddBoolFixed("force-ds", false, "DaemonSet pods come off new nodes' capacity, never block");
   f.AddBoolFixed("scale-from-unschedulable", false, "a cordoned template is not scaled");

@@ -156,6 +156,7 @@ kube::ClusterWatchOptions WatchOptions(const ControllerConfig& c, Clock& clock, 
   watch.config_map_namespace = c.controller.status.namespace_name;
   watch.config_map_names = ConfigMapsRead(c.controller);
   watch.capacity_buffers = c.controller.scale_up.capacity_buffers;
+  watch.dra = c.controller.dynamic_resource_allocation;
   const auto pod_changed = [&clock, &wakeups](const kube::Informer<PodObject>::Ptr& p) {
     if (p->unschedulable && p->spec.node_name.empty()) wakeups.Arrived(clock.Now());
   };

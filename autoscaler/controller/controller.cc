@@ -27,9 +27,10 @@ Controller::Controller(const ControllerSeams& seams, ControllerOptions options)
       log_(seams.log),
       metrics_(seams.metrics),
       options_(std::move(options)),
+      devices_(log_, options_.dynamic_resource_allocation),
       kept_(writer_, options_, log_),
       provider_reader_(seams.provider, options_, log_),
-      state_builder_(options_.cluster_state),
+      state_builder_(options_.cluster_state, options_.dynamic_resource_allocation),
       stale_cleaner_(writer_, log_, options_.status),
       health_(writer_, options_.status, log_),
       scale_up_(writer_, log_, options_),
@@ -50,7 +51,7 @@ LoopReport Controller::RunOnce(absl::Time now) {
   if (!source_.Synced()) {
     report.skipped = "the cluster's objects are not all listed yet";
   } else {
-    const std::shared_ptr<const ClusterView> taken = source_.View();
+    const std::shared_ptr<const ClusterView> taken = devices_.Resolve(source_.View());
     const ClusterView& view = *taken;
     kept_.mig.Recall(view);
     kept_.nodes.BeginLoop(view);
@@ -67,7 +68,8 @@ LoopReport Controller::RunOnce(absl::Time now) {
 
 void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time now) {
   Timed(report, "cloudProviderRefresh", [&] {
-    report.provider = std::make_unique<ProviderSnapshot>(provider_reader_.Read(view.nodes, now));
+    report.provider = std::make_unique<ProviderSnapshot>(
+        provider_reader_.Read(view.nodes, now, view.node_devices));
   });
   if (!report.provider->error.ok()) {
     report.skipped = absl::StrCat("the cloud provider failed: ", report.provider->error.message());

@@ -15,6 +15,7 @@
 
 #include "absl/time/time.h"
 #include "autoscaler/controller/metrics/autoscaler_metrics.h"
+#include "autoscaler/controller/model/cluster_devices.h"
 #include "autoscaler/controller/model/cluster_source.h"
 #include "autoscaler/controller/model/cluster_state.h"
 #include "autoscaler/controller/model/controller_options.h"
@@ -76,7 +77,8 @@ class Controller {
   AutoscalerMetrics* metrics_;
   const ControllerOptions options_;
 
-  LoopMemory kept_;  // what the steps keep across loops and share
+  ClusterDevices devices_;  // DRA: pods' claims and nodes' devices, resolved on each view
+  LoopMemory kept_;         // what the steps keep across loops and share
   ProviderReader provider_reader_;
   ClusterStateBuilder state_builder_;
   StaleInstanceCleaner stale_cleaner_;

@@ -1,5 +1,6 @@
 #include "estimator/dra/allocator.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -114,6 +115,39 @@ double DeviceUse::CounterUtilization() const {
     }
   }
   return total == 0 ? 0 : used / total;
+}
+
+double DeviceUse::Utilization() const {
+  struct Share {
+    double used = 0;
+    double total = 0;
+  };
+  absl::flat_hash_map<std::string, Share> counters;
+  absl::flat_hash_map<std::string, Share> devices;
+  for (size_t p = 0; p < devices_->pools.size(); ++p) {
+    const DevicePool& pool = devices_->pools[p];
+    for (const CounterSet& set : pool.counter_sets) {
+      for (const auto& [counter, amount] : set.counters) {
+        if (amount.Sign() <= 0) continue;
+        Share& s = counters[pool.driver];
+        s.total += 1;
+        s.used += 1 - static_cast<double>(Left(p, set.name, counter)->nanos()) /
+                          static_cast<double>(amount.nanos());
+      }
+    }
+    Share& d = devices[pool.driver];
+    for (int t : taken_[p]) {
+      d.total += 1;
+      d.used += t > 0 ? 1 : 0;
+    }
+  }
+  double most = 0;
+  for (const auto& [driver, d] : devices) {
+    auto c = counters.find(driver);
+    const Share& s = c != counters.end() ? c->second : d;
+    if (s.total > 0) most = std::max(most, s.used / s.total);
+  }
+  return most;
 }
 
 absl::StatusOr<bool> MatchCache::Matches(const Device& device, const std::string& driver,
@@ -348,7 +382,7 @@ class Search {
       if (Choose(slot_index, alt, i + 1, count - 1)) return true;
       Pop(slot_index);
     }
-    Fail(slot_index, Shortage(alt));
+    Fail(slot_index, Shortage(slot_index, alt));
     return false;
   }
 
@@ -373,13 +407,23 @@ class Search {
     return false;
   }
 
-  std::string Shortage(const Alternative& alt) const {
+  std::string Shortage(size_t slot_index, const Alternative& alt) const {
     size_t usable = 0;
     for (const DeviceRef d : alt.candidates) usable += Usable(alt, d) && Free(d) ? 1 : 0;
     const int64_t wanted = alt.exact->count;
     if (static_cast<int64_t>(usable) >= wanted) {
+      const Slot& slot = slots_[slot_index];
+      std::vector<std::string> attributes;
+      for (const ConstraintState& c : constraints_) {
+        if (c.claim == slot.claim && ConstraintCovers(*c.constraint, alt, *slot.request)) {
+          attributes.push_back(c.constraint->match_attribute);
+        }
+      }
       return absl::StrCat("request ", alt.name, ": no ", wanted, " devices of class ",
-                          alt.exact->device_class_name, " meet the claim's constraints");
+                          alt.exact->device_class_name, " share one value of ",
+                          attributes.empty() ? std::string("the constraints' attributes")
+                                             : absl::StrJoin(attributes, " and "),
+                          " (", usable, " free)");
     }
     return absl::StrCat("request ", alt.name, ": ", wanted, " devices of class ",
                         alt.exact->device_class_name, " needed, ", usable, " free");

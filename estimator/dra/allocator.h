@@ -54,6 +54,11 @@ class DeviceUse {
   // DRA utilisation.
   size_t AllocatedDevices() const;
   double CounterUtilization() const;
+  // How used the node's devices are, 0 to 1, as scale-down judges a node: per driver, the
+  // part of its shared counters consumed where its pools have counters (MIG), else the part
+  // of its devices allocated; the node is as used as its most used driver (an idle NIC
+  // beside busy GPUs does not make the node idle).
+  double Utilization() const;
 
   void Take(const std::vector<DevicePick>& picks);
   void Release(const std::vector<DevicePick>& picks);

@@ -56,6 +56,15 @@ NodePools::NodePools(const std::vector<std::shared_ptr<const ResourceSlice>>& sl
   }
 }
 
+std::shared_ptr<const NodeDevices> AssembleShared(
+    const std::vector<std::shared_ptr<const ResourceSlice>>& slices) {
+  if (slices.empty()) return nullptr;
+  std::vector<const ResourceSlice*> raw;
+  raw.reserve(slices.size());
+  for (const auto& s : slices) raw.push_back(s.get());
+  return std::make_shared<const NodeDevices>(AssemblePools(raw));
+}
+
 std::shared_ptr<const NodeDevices> NodePools::ForNode(const std::string& node_name) const {
   auto it = by_node_.find(node_name);
   return it == by_node_.end() ? nullptr : it->second;

@@ -54,6 +54,9 @@ class NodePools {
 // One node's pools from its own slices (a template node's, all for the same node): the
 // newest generation of each pool, complete or listed as incomplete.
 NodeDevices AssemblePools(const std::vector<const ResourceSlice*>& slices);
+// The same, shared; null when there are no slices.
+std::shared_ptr<const NodeDevices> AssembleShared(
+    const std::vector<std::shared_ptr<const ResourceSlice>>& slices);
 
 }  // namespace gpua::dra
 

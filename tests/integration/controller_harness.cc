@@ -29,6 +29,7 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
   watch.config_map_namespace = options.status.namespace_name;
   watch.config_map_names = ConfigMapsRead(options);
   watch.capacity_buffers = options.scale_up.capacity_buffers;
+  watch.dra = options.dynamic_resource_allocation;
   watch_ = std::make_unique<kube::ClusterWatch>(*client_, TestClock(), watch);
   writer_ = std::make_unique<kube::ApiKubeWriter>(*client_, TestClock(), "gpu-autoscaler", log);
   options_ = options;
@@ -180,9 +181,20 @@ void ControllerHarness::WaitForInformers() {
         buffers[b->name] = b->resource_version;
       for (const PodTemplatePtr& t : view.pod_templates) templates[t->name] = t->resource_version;
     }
+    std::map<std::string, std::string> slices, classes, claims, claim_templates;
+    for (const ResourceSlicePtr& s : view.resource_slices) slices[s->name] = s->resource_version;
+    for (const DeviceClassPtr& c : view.device_classes) classes[c->name] = c->resource_version;
+    for (const ResourceClaimPtr& c : view.resource_claims) claims[c->name] = c->resource_version;
+    for (const ResourceClaimTemplatePtr& t : view.resource_claim_templates) {
+      claim_templates[t->name] = t->resource_version;
+    }
+    const bool dra =
+        !options_.dynamic_resource_allocation ||
+        (same("resourceslices", slices) && same("deviceclasses", classes) &&
+         same("resourceclaims", claims) && same("resourceclaimtemplates", claim_templates));
     const bool warm = !options_.scale_up.capacity_buffers ||
                       (same("capacitybuffers", buffers) && same("podtemplates", templates));
-    return warm && same("nodes", nodes) && same("pods", pods) &&
+    return warm && dra && same("nodes", nodes) && same("pods", pods) &&
            same("poddisruptionbudgets", budgets) && same("replicasets", workloads["ReplicaSet"]) &&
            same("statefulsets", workloads["StatefulSet"]) && same("jobs", workloads["Job"]) &&
            same("daemonsets", daemonsets);

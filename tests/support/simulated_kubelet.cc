@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/simulated/simulated_node.h"
+#include "cloudproviders/slice_proto.h"
 #include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua::testing {
@@ -62,6 +63,29 @@ void SimulatedKubelet::FinishPods(const std::set<std::string>& nodes) {
   }
 }
 
+void SimulatedKubelet::PublishSlices(const NodeGroupConfig& g, const std::string& node) {
+  const std::vector<std::shared_ptr<const dra::ResourceSlice>>& tmpl =
+      g.spec.node_template.resource_slices;
+  if (tmpl.empty() || slices_.contains(node)) return;
+  std::vector<std::string>& names = slices_[node];
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    dra::ResourceSlice s = *tmpl[i];
+    s.name = absl::StrCat(node, "-", i);
+    s.pool = absl::StrCat(node, "-", tmpl[i]->pool);
+    s.node_name = node;
+    s.generation = 1;
+    names.push_back(s.name);
+    server_.Upsert("resourceslices", ResourceSliceToJson(s));
+  }
+}
+
+void SimulatedKubelet::UnpublishSlices(const std::string& node) {
+  auto it = slices_.find(node);
+  if (it == slices_.end()) return;
+  for (const std::string& name : it->second) server_.Delete("resourceslices", "", name);
+  slices_.erase(it);
+}
+
 void SimulatedKubelet::RegisteredAt(absl::Time when) {
   for (const Machine& m : cloud_.Machines()) {
     registered_at_[NodeName(m.provider_id)] =
@@ -83,6 +107,7 @@ std::map<std::string, std::string> SimulatedKubelet::Sync() {
           name, absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", clock_.Now(), absl::UTCTimeZone()));
       nlohmann::json node =
           NodeFor(g, m.provider_id, clock_.Now() >= m.gpu_ready_at, m.reclaim_at.has_value());
+      if (clock_.Now() >= m.gpu_ready_at) PublishSlices(g, name);
       const std::string text = node.dump();
       if (written_[name] == text) {
         versions[name] = (*server_.Get("nodes", "", name))["metadata"]["resourceVersion"];
@@ -99,6 +124,7 @@ std::map<std::string, std::string> SimulatedKubelet::Sync() {
       continue;
     }
     server_.Delete("nodes", "", it->first);
+    UnpublishSlices(it->first);
     registered_at_.erase(it->first);
     it = written_.erase(it);
   }

@@ -41,6 +41,11 @@ class SimulatedKubelet {
   nlohmann::json NodeFor(const NodeGroupConfig& g, const std::string& provider_id, bool gpus_ready,
                          bool under_notice) const;
 
+  // Plays the DRA drivers of groups whose template has ResourceSlices: once the node's GPUs
+  // are ready, its slices as the template's, in a pool named for the node.
+  void PublishSlices(const NodeGroupConfig& g, const std::string& node);
+  void UnpublishSlices(const std::string& node);
+
   SimulatedCloud& cloud_;
   const std::vector<NodeGroupConfig> groups_;
   FakeApiServer& server_;
@@ -50,9 +55,10 @@ class SimulatedKubelet {
   // lets the pod garbage collector take the pods of nodes that are gone.
   void FinishPods(const std::set<std::string>& nodes);
 
-  std::map<std::string, std::string> registered_at_;     // node -> creationTimestamp
-  std::map<std::string, absl::Time> terminating_since_;  // pod -> when it was first seen so
-  std::map<std::string, std::string> written_;           // node -> the last object written
+  std::map<std::string, std::string> registered_at_;        // node -> creationTimestamp
+  std::map<std::string, absl::Time> terminating_since_;     // pod -> when it was first seen so
+  std::map<std::string, std::string> written_;              // node -> the last object written
+  std::map<std::string, std::vector<std::string>> slices_;  // node -> its slices' names
 };
 
 }  // namespace gpua::testing

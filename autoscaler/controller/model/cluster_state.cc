@@ -53,16 +53,42 @@ bool GpusAdvertised(const NodeObject& node, const GpuInventory& gpus) {
   });
 }
 
+bool DevicesPublished(const NodeDeviceState* node, const NodeTemplate& t) {
+  absl::flat_hash_map<std::string, size_t> promised;  // devices by driver
+  for (const auto& slice : t.resource_slices) promised[slice->driver] += slice->devices.size();
+  absl::flat_hash_map<std::string, size_t> published;
+  if (node != nullptr && node->devices != nullptr) {
+    for (const dra::DevicePool& pool : node->devices->pools) {
+      published[pool.driver] += pool.devices.size();
+    }
+    for (const std::string& incomplete : node->devices->incomplete) {
+      // "driver/pool": a driver still publishing is not done.
+      const std::string driver = incomplete.substr(0, incomplete.find('/'));
+      if (promised.contains(driver)) return false;
+    }
+  }
+  for (const auto& [driver, count] : promised) {
+    auto it = published.find(driver);
+    if (it == published.end() || it->second < count) return false;
+  }
+  return true;
+}
+
 void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group,
-                                       absl::Time now) const {
+                                       const NodeDeviceState* devices, absl::Time now) const {
   const NodeObject& n = *s.node;
   const bool young = now - s.registered_at < options_.max_node_startup_time;
+  const NodeTemplate* t =
+      group != nullptr && group->node_template.has_value() ? &*group->node_template : nullptr;
   if (n.Marks().to_be_deleted) {
     s.condition = NodeCondition::kBeingDeleted;
   } else if (!n.ready) {
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
-  } else if (group != nullptr && group->gpus != nullptr && !GpusAdvertised(n, *group->gpus)) {
-    // Ready, but the driver and device plugin are not done: its GPUs are on their way.
+  } else if ((group != nullptr && group->gpus != nullptr && !GpusAdvertised(n, *group->gpus)) ||
+             (dra_ && t != nullptr && !t->resource_slices.empty() &&
+              !DevicesPublished(devices, *t))) {
+    // Ready, but the driver and device plugin (or DRA driver) are not done: its GPUs are on
+    // their way.
     s.gpus_pending = true;
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
   }
@@ -98,7 +124,8 @@ ClusterState ClusterStateBuilder::Build(const ClusterView& view, const ProviderS
     listing.push_back(listed && s.group == static_cast<int>(instance->second.group)
                           ? static_cast<int>(instance->second.index)
                           : -1);
-    ClassifyNode(s, s.group >= 0 ? &provider.groups[s.group] : nullptr, now);
+    ClassifyNode(s, s.group >= 0 ? &provider.groups[s.group] : nullptr,
+                 view.DevicesOf(n->node.name), now);
     s.mig_layout = n->Marks().mig_layout;
     const int index = static_cast<int>(state.nodes.size());
     state.node_index[absl::string_view(n->node.name)] = index;

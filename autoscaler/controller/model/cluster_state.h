@@ -106,14 +106,18 @@ struct ClusterState {
 // timeout); a restart starts those clocks again, which delays a verdict and never causes one.
 class ClusterStateBuilder {
  public:
-  explicit ClusterStateBuilder(const ClusterStateOptions& options) : options_(options) {}
+  // `dra`: a node of a pool whose template has ResourceSlices is started once its drivers
+  // have published them (--enable-dynamic-resource-allocation; off, slices are not read).
+  explicit ClusterStateBuilder(const ClusterStateOptions& options, bool dra = true)
+      : options_(options), dra_(dra) {}
 
   ClusterState Build(const ClusterView& view, const ProviderSnapshot& provider,
                      NodeGroupBackoff& backoff, absl::Time now);
 
  private:
   void BackOffStaleGroups(ClusterState& state, NodeGroupBackoff& backoff, absl::Time now) const;
-  void ClassifyNode(NodeStatus& status, const ProviderGroup* group, absl::Time now) const;
+  void ClassifyNode(NodeStatus& status, const ProviderGroup* group, const NodeDeviceState* devices,
+                    absl::Time now) const;
   // Also finds each node of group `g` its instance. Of state node i, `instance_listed[i]`:
   // whether some group lists its instance; `listing[i]`: its group's first listing of it, -1
   // when its group lists none.
@@ -122,6 +126,7 @@ class ClusterStateBuilder {
   void JudgeHealth(ClusterState& state) const;
 
   const ClusterStateOptions options_;
+  const bool dra_;
   absl::flat_hash_map<std::string, absl::Time> unregistered_since_;
 };
 
@@ -133,6 +138,11 @@ std::string InstanceErrorCode(const InstanceError& error);
 // resource of the template's inventory (for a MIG pool, of the layout its
 // nvidia.com/mig.config label names, else any of the pool's layouts) at its full count.
 bool GpusAdvertised(const NodeObject& node, const GpuInventory& template_gpus);
+
+// Whether a node's DRA drivers have published the devices its group's template promises
+// (template.resource_slices): for each driver, complete pools with at least as many devices,
+// and no pool of that driver still being published.
+bool DevicesPublished(const NodeDeviceState* node, const NodeTemplate& t);
 
 }  // namespace gpua
 

@@ -61,4 +61,9 @@ const std::vector<PodPtr>& ClusterView::PodsOn(const std::string& node) const {
   return it == pods_by_node.end() ? kNone : it->second;
 }
 
+const NodeDeviceState* ClusterView::DevicesOf(const std::string& node) const {
+  auto it = node_devices.find(node);
+  return it == node_devices.end() ? nullptr : &it->second;
+}
+
 }  // namespace gpua

@@ -33,6 +33,14 @@ using ResourceSlicePtr = std::shared_ptr<const dra::ResourceSlice>;
 using ResourceClaimPtr = std::shared_ptr<const dra::ResourceClaim>;
 using ResourceClaimTemplatePtr = std::shared_ptr<const dra::ResourceClaimTemplate>;
 
+// A node's DRA devices as the view resolves them (cluster_devices.h).
+struct NodeDeviceState {
+  std::vector<ResourceSlicePtr> slices;             // the node-local slices naming it
+  std::shared_ptr<const dra::NodeDevices> devices;  // its complete node-local pools
+  std::shared_ptr<const std::vector<dra::AllocatedDevice>> allocated;  // held by claims
+};
+using NodeDevicesByName = absl::flat_hash_map<std::string, NodeDeviceState>;
+
 // How the view files a workload: "kind/namespace/name".
 std::string WorkloadRef(absl::string_view kind, absl::string_view namespace_name,
                         absl::string_view name);
@@ -61,6 +69,10 @@ struct ClusterView {
   std::vector<ResourceSlicePtr> resource_slices;
   std::vector<ResourceClaimPtr> resource_claims;
   std::vector<ResourceClaimTemplatePtr> resource_claim_templates;
+  // Filled by ResolveClusterDevices (cluster_devices.h), not by the source: each node's
+  // devices by node name (absent: no slices name it), and the pods that ask for devices carry
+  // them resolved (PodSpec::devices).
+  NodeDevicesByName node_devices;
 
   ConfigMapPtr FindConfigMap(absl::string_view namespace_name, absl::string_view name) const;
 
@@ -68,6 +80,8 @@ struct ClusterView {
   // without one, whose controller is gone, or whose controller's kind is not watched.
   WorkloadPtr ControllerOf(const PodSpec& pod) const;
   const std::vector<PodPtr>& PodsOn(const std::string& node) const;
+  // The node's DRA devices; null when no ResourceSlice names it.
+  const NodeDeviceState* DevicesOf(const std::string& node) const;
 
   void AddWorkload(WorkloadPtr workload);
   // Files each pod under its node, or with the unschedulable ones. Pods of one node must come

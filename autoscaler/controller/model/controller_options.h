@@ -114,6 +114,10 @@ struct ControllerOptions {
   ScaleDownOptions scale_down;
   StatusOptions status;
   absl::Duration scan_interval = absl::Seconds(10);  // --scan-interval
+  // --enable-dynamic-resource-allocation: pods' ResourceClaims are planned with the devices
+  // nodes publish (cluster_devices.h). Off, claims are not read and pods are planned by their
+  // requests alone, as cluster-autoscaler plans them without the flag.
+  bool dynamic_resource_allocation = true;
 };
 
 }  // namespace gpua

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/model/template_from_node.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
+#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
 namespace {
@@ -64,7 +65,8 @@ void ProviderReader::SayOnce(const std::string& line) {
   if (said_.insert(line).second) log_.Warning(line);
 }
 
-ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::Time now) {
+ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::Time now,
+                                      const NodeDevicesByName& devices) {
   ProviderSnapshot out;
   if (absl::Status s = provider_.Refresh(); !s.ok() && !IsNotImplemented(s)) {
     out.error = s;
@@ -93,7 +95,7 @@ ProviderSnapshot ProviderReader::Read(const std::vector<NodePtr>& nodes, absl::T
   }
   out.IndexInstances();
   ResolveUnlisted(nodes, out);
-  TemplatesFromNodes(nodes, out);
+  TemplatesFromNodes(nodes, devices, out);
   for (ProviderGroup& g : out.groups) g.price_per_hour = PriceOf(g, now);
   inventories_ = std::exchange(reading_, {});  // groups no longer listed are let go
   return out;
@@ -121,23 +123,26 @@ void ProviderReader::SetTemplate(ProviderGroup& g, NodeTemplate t, const std::st
   g.node_template = std::move(t);
 }
 
-void ProviderReader::TemplatesFromNodes(const std::vector<NodePtr>& nodes, ProviderSnapshot& out) {
-  std::vector<std::vector<const NodeObject*>> of_group(out.groups.size());
+void ProviderReader::TemplatesFromNodes(const std::vector<NodePtr>& nodes,
+                                        const NodeDevicesByName& devices, ProviderSnapshot& out) {
+  std::vector<std::vector<TemplateCandidate>> of_group(out.groups.size());
   bool wanted = false;
   for (const ProviderGroup& g : out.groups) wanted |= !g.node_template.has_value();
   if (!wanted) return;
   for (const NodePtr& n : nodes) {
+    auto d = devices.find(n->node.name);
+    const TemplateCandidate candidate{n.get(), d == devices.end() ? nullptr : &d->second};
     auto listed = out.instance_listing.find(n->provider_id);
     if (listed != out.instance_listing.end()) {
-      of_group[listed->second.group].push_back(n.get());
+      of_group[listed->second.group].push_back(candidate);
     } else if (auto g = out.group_of_node.find(n->node.name); g != out.group_of_node.end()) {
-      of_group[g->second].push_back(n.get());
+      of_group[g->second].push_back(candidate);
     }
   }
   for (size_t i = 0; i < out.groups.size(); ++i) {
     ProviderGroup& g = out.groups[i];
     if (g.node_template.has_value() || !g.call_error.ok()) continue;
-    if (const NodeObject* from = NodeToTemplateFrom(of_group[i])) {
+    if (const TemplateCandidate* from = NodeToTemplateFrom(of_group[i])) {
       SetTemplate(g, TemplateFromNode(*from, g.id), out.gpu_label);
     }
   }
@@ -168,6 +173,11 @@ void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, Provider
 
 absl::StatusOr<std::shared_ptr<const GpuInventory>> ProviderReader::InventoryOf(
     const std::string& group, const NodeTemplate& t) {
+  // A node whose GPUs are DRA devices advertises no GPU resource: the labels GPU feature
+  // discovery still puts on it do not make it a device-plugin GPU node.
+  if (!t.resource_slices.empty() && !AsksForGpus(t.allocatable)) {
+    return std::shared_ptr<const GpuInventory>();
+  }
   KeptInventory& now = reading_[group];
   auto kept = inventories_.find(group);
   if (kept != inventories_.end() && kept->second.labels == t.labels &&

@@ -88,7 +88,9 @@ class ProviderReader {
   ProviderReader(CloudProvider& provider, const ControllerOptions& options, LogSink& log);
 
   // Reads the groups, and asks NodeGroupForNode about the nodes no group's instances list.
-  ProviderSnapshot Read(const std::vector<NodePtr>& nodes, absl::Time now);
+  // `devices`: the nodes' DRA devices, for templates read off nodes.
+  ProviderSnapshot Read(const std::vector<NodePtr>& nodes, absl::Time now,
+                        const NodeDevicesByName& devices = {});
 
  private:
   // The listing without entries no instance answers to (no ID, or an ID listed again).
@@ -101,7 +103,8 @@ class ProviderReader {
   void ResolveUnlisted(const std::vector<NodePtr>& nodes, ProviderSnapshot& out);
   // For a group whose provider has no template (TemplateNodeInfo not implemented), one taken
   // from its running nodes (template_from_node.h).
-  void TemplatesFromNodes(const std::vector<NodePtr>& nodes, ProviderSnapshot& out);
+  void TemplatesFromNodes(const std::vector<NodePtr>& nodes, const NodeDevicesByName& devices,
+                          ProviderSnapshot& out);
   void SetTemplate(ProviderGroup& g, NodeTemplate t, const std::string& gpu_label);
 
   CloudProvider& provider_;

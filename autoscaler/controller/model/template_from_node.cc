@@ -13,9 +13,26 @@ int64_t GpuUnits(const NodeObject& n) {
   return units;
 }
 
+size_t Devices(const TemplateCandidate& c) {
+  return c.devices != nullptr && c.devices->devices != nullptr ? c.devices->devices->DeviceCount()
+                                                               : 0;
+}
+
+// Ordered so that the better template comes first.
+bool Better(const TemplateCandidate& a, const TemplateCandidate& b) {
+  const int64_t ga = GpuUnits(*a.node);
+  const int64_t gb = GpuUnits(*b.node);
+  if (ga != gb) return ga > gb;
+  const size_t da = Devices(a);
+  const size_t db = Devices(b);
+  if (da != db) return da > db;
+  return a.node->node.name < b.node->node.name;
+}
+
 }  // namespace
 
-NodeTemplate TemplateFromNode(const NodeObject& n, const std::string& group_id) {
+NodeTemplate TemplateFromNode(const TemplateCandidate& from, const std::string& group_id) {
+  const NodeObject& n = *from.node;
   NodeTemplate t;
   t.name = group_id;
   for (const auto& [k, v] : n.node.labels) {
@@ -31,17 +48,15 @@ NodeTemplate TemplateFromNode(const NodeObject& n, const std::string& group_id) 
     if (!IsStartupTaint(taint)) t.taints.push_back(taint);
   }
   t.allocatable = n.node.allocatable;
+  if (from.devices != nullptr) t.resource_slices = from.devices->slices;
   return t;
 }
 
-const NodeObject* NodeToTemplateFrom(const std::vector<const NodeObject*>& candidates) {
-  const NodeObject* best = nullptr;
-  for (const NodeObject* n : candidates) {
-    if (!n->ready || n->Marks().to_be_deleted) continue;
-    if (best == nullptr || GpuUnits(*n) > GpuUnits(*best) ||
-        (GpuUnits(*n) == GpuUnits(*best) && n->node.name < best->node.name)) {
-      best = n;
-    }
+const TemplateCandidate* NodeToTemplateFrom(const std::vector<TemplateCandidate>& candidates) {
+  const TemplateCandidate* best = nullptr;
+  for (const TemplateCandidate& c : candidates) {
+    if (!c.node->ready || c.node->Marks().to_be_deleted) continue;
+    if (best == nullptr || Better(c, *best)) best = &c;
   }
   return best;
 }

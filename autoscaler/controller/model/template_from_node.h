@@ -15,12 +15,19 @@
 
 namespace gpua {
 
-NodeTemplate TemplateFromNode(const NodeObject& node, const std::string& group_id);
+// A node and its DRA devices (null: none): its ResourceSlices become the template's.
+struct TemplateCandidate {
+  const NodeObject* node = nullptr;
+  const NodeDeviceState* devices = nullptr;
+};
+
+NodeTemplate TemplateFromNode(const TemplateCandidate& from, const std::string& group_id);
 
 // Of `candidates` (a group's registered nodes), the one to template from: ready, not being
-// removed, with the most GPUs advertised (a node whose device plugin is not up yet would make
-// a template without GPUs), the first by name on a tie; none when no node qualifies.
-const NodeObject* NodeToTemplateFrom(const std::vector<const NodeObject*>& candidates);
+// removed, with the most GPUs advertised, then the most DRA devices published (a node whose
+// device plugin or DRA driver is not up yet would make a template without GPUs), the first by
+// name on a tie; none when no node qualifies.
+const TemplateCandidate* NodeToTemplateFrom(const std::vector<TemplateCandidate>& candidates);
 
 }  // namespace gpua
 

@@ -1,9 +1,25 @@
 #include "autoscaler/controller/planning/node_use.h"
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "estimator/dra/allocator.h"
+
 namespace gpua {
+namespace {
+
+// The GPU DRA drivers are named gpu.<vendor> (gpu.nvidia.com, gpu.amd.com, gpu.intel.com);
+// a node with only other devices (NICs, say) is judged by its cpu and memory.
+bool HasGpuDriver(const dra::NodeDevices& devices) {
+  for (const dra::DevicePool& pool : devices.pools) {
+    if (absl::StartsWith(pool.driver, "gpu.")) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 const GpuInventory* NodeGpus(const NodeStatus& s, const ProviderGroup& g) {
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = s.node->Gpus();
@@ -28,8 +44,22 @@ NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const
     return ComputeUtilization(n.node.allocatable, gpus, layout, pods, ignore_daemonsets);
   };
   // The group's inventory belongs to this loop's provider snapshot: nothing kept is keyed by it.
-  if (!own_gpus && gpus != nullptr) return compute();
-  return cache.UtilizationOf(s.node, view, {gpus, s.mig_layout, ignore_daemonsets}, compute);
+  NodeUtilization use =
+      !own_gpus && gpus != nullptr
+          ? compute()
+          : cache.UtilizationOf(s.node, view, {gpus, s.mig_layout, ignore_daemonsets}, compute);
+  // A node with DRA GPUs is judged by its devices, as a GPU node by its GPUs; claims are
+  // allocated without its pods changing, so this part is not kept.
+  const NodeDeviceState* devices = view.DevicesOf(n.node.name);
+  if (devices == nullptr || devices->devices == nullptr || !HasGpuDriver(*devices->devices)) {
+    return use;
+  }
+  dra::DeviceUse taken(devices->devices);
+  if (devices->allocated != nullptr) taken.TakeAllocated(*devices->allocated);
+  const double device_use = taken.Utilization();
+  use.gpu = use.gpu_node ? std::max(use.gpu, device_use) : device_use;
+  use.gpu_node = true;
+  return use;
 }
 
 }  // namespace gpua

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "estimator/cluster_snapshot.h"
 #include "estimator/daemonsets.h"
+#include "estimator/dra/resource_slice.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/node_marks.h"
 
@@ -37,16 +38,21 @@ Node FromNode(const NodeObject& n, const std::string& group) {
   return out;
 }
 
-// The labels, taints less the start-up ones, cordon and GPUs of a running node.
+// The labels, taints less the start-up ones, cordon, GPUs and DRA devices of a running node.
 std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::string& group,
-                                               const std::vector<std::string>& ignored) {
+                                               const std::vector<std::string>& ignored,
+                                               std::shared_ptr<const dra::NodeDevices> devices) {
   auto props = std::make_shared<NodeProps>();
   props->labels = n.node.labels;
   props->taints = WithoutStartupTaints(n.node.taints, ignored);
   props->unschedulable = n.node.unschedulable;
   props->group_id = group;
+  // A node whose GPUs are DRA devices advertises no GPU resource; the GPU labels it carries
+  // do not make it a device-plugin GPU node.
+  const bool dra_gpus = devices != nullptr && !AsksForGpus(n.node.allocatable);
+  props->devices = std::move(devices);
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
-  if (gpus.ok()) props->gpu = *gpus;
+  if (gpus.ok() && !dra_gpus) props->gpu = *gpus;
   return props;
 }
 
@@ -63,6 +69,7 @@ Node StartingNode(const NodeStatus& s, const ProviderGroup& g,
   out.labels = Overlay(t.labels, n.node.labels);
   out.annotations = Overlay(t.annotations, n.annotations);
   out.taints = WithoutStartupTaints(n.node.taints, ignored);
+  out.devices = dra::AssembleShared(t.resource_slices);  // as its drivers will publish them
   // The template's taints until the node's own arrive (a GPU taint set by an agent later).
   for (const Taint& promised : WithoutStartupTaints(t.taints, ignored)) {
     const bool has = std::any_of(out.taints.begin(), out.taints.end(), [&](const Taint& own) {
@@ -87,9 +94,14 @@ Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& 
   Node out;  // the props carry the group and cordon
   out.name = n->node.name;
   out.upcoming = n->node.upcoming;
+  const NodeDeviceState* devices = view.DevicesOf(n->node.name);
+  std::shared_ptr<const dra::NodeDevices> published =
+      devices != nullptr ? devices->devices : nullptr;
+  if (devices != nullptr) out.device_allocations = devices->allocated;
   // Worked out once per node object: every loop plans with every node twice.
-  RunningNodeCache::Planning kept = rooms.PlanningOf(
-      n, view, group, ignored_taints, [&] { return PlanningProps(*n, group, ignored_taints); });
+  RunningNodeCache::Planning kept =
+      rooms.PlanningOf(n, view, {group, ignored_taints, published.get()},
+                       [&] { return PlanningProps(*n, group, ignored_taints, published); });
   out.props = std::move(kept.props);
   out.room = std::move(kept.room);
   if (out.room == nullptr) {
@@ -104,7 +116,8 @@ namespace {
 // Node `index` of those the group is bringing up. Its props are `alike`'s, when given: the
 // group's upcoming nodes with one MIG layout differ only in name.
 Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
-                  absl::string_view mig_layout, std::shared_ptr<const NodeProps> alike) {
+                  absl::string_view mig_layout, std::shared_ptr<const NodeProps> alike,
+                  const std::shared_ptr<const dra::NodeDevices>& devices) {
   const std::string& group = g.id;
   Node out;
   out.name = absl::StrCat("upcoming-", group, "-", index);
@@ -120,6 +133,7 @@ Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
   out.labels = t.labels;
   out.annotations = t.annotations;
   out.taints = t.taints;
+  out.devices = devices;
   out.props = ClusterSnapshot::PropsOf(out);
   return out;
 }
@@ -221,13 +235,15 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
       const std::vector<std::string>& layouts = gs.upcoming_mig_layouts;
       std::shared_ptr<const NodeProps> props;  // the last node's, and its layout
       absl::string_view props_layout;
+      const std::shared_ptr<const dra::NodeDevices> devices =
+          dra::AssembleShared(templates[g]->resource_slices);
       for (int i = 0; i < gs.upcoming + asked; ++i) {
         const absl::string_view layout =
             i < static_cast<int>(layouts.size()) ? absl::string_view(layouts[i]) : "";
         if (layout != props_layout) props = nullptr;
         out.upcoming_nodes[g].push_back(static_cast<int>(out.nodes.size()));
         out.refs.push_back({static_cast<int>(g), -1, i, false});
-        out.nodes.push_back(UpcomingNode(*templates[g], p, i, layout, std::move(props)));
+        out.nodes.push_back(UpcomingNode(*templates[g], p, i, layout, std::move(props), devices));
         props = out.nodes.back().props;
         props_layout = layout;
       }

@@ -46,22 +46,28 @@ class RunningNodeCache {
   // fixed resource slot (the snapshot then works it out itself).
   std::shared_ptr<const NodeRoom> RoomOf(const NodePtr& node, const ClusterView& view);
 
-  // What the planners' scheduler checks read of `node` under its group and the ignored taint
-  // keys, with its room (as RoomOf): `props()` when nothing is kept for this node object and
-  // key. Kept here, not on the node object: the cache is the controller's alone, so a loop's
-  // two asks per node take no lock and find the node once.
+  // What the planners' scheduler checks read of `node` under its group, the ignored taint
+  // keys and its DRA devices, with its room (as RoomOf): `props()` when nothing is kept for
+  // this node object and key. Kept here, not on the node object: the cache is the
+  // controller's alone, so a loop's two asks per node take no lock and find the node once.
+  struct PropsKey {
+    const std::string& group;
+    const std::vector<std::string>& ignored_taints;
+    const dra::NodeDevices* devices;  // the props hold them, so the address stays theirs
+  };
   struct Planning {
     std::shared_ptr<const NodeProps> props;
     std::shared_ptr<const NodeRoom> room;
   };
   template <typename ComputeProps>
-  Planning PlanningOf(const NodePtr& node, const ClusterView& view, const std::string& group,
-                      const std::vector<std::string>& ignored_taints, ComputeProps&& props) {
+  Planning PlanningOf(const NodePtr& node, const ClusterView& view, const PropsKey& key,
+                      ComputeProps&& props) {
     Entry& e = Current(node, view);
-    if (e.props == nullptr || e.props_group != group || e.props_ignored != ignored_taints) {
+    if (e.props == nullptr || e.props_group != key.group || e.props_ignored != key.ignored_taints ||
+        e.props->devices.get() != key.devices) {
       e.props = props();
-      e.props_group = group;
-      e.props_ignored = ignored_taints;
+      e.props_group = key.group;
+      e.props_ignored = key.ignored_taints;
     }
     return {e.props, RoomIn(e, node, view)};
   }

@@ -227,8 +227,9 @@ TEST_CASE("matchAttribute keeps a request's devices in one NVLink domain") {
   five.constraints.push_back(DeviceConstraint{{}, "gpu.nvidia.com/nvlinkDomain"});
   auto refused = Run({&five}, use);
   REQUIRE_FALSE(refused.ok());
-  CHECK(std::string(refused.status().message()).find("meet the claim's constraints") !=
-        std::string::npos);
+  CHECK(std::string(refused.status().message())
+            .find("no 5 devices of class gpu.nvidia.com share one value of "
+                  "gpu.nvidia.com/nvlinkDomain") != std::string::npos);
 }
 
 TEST_CASE("MIG partitions share their GPU's counters") {
