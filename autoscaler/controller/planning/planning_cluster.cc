@@ -113,11 +113,19 @@ Node ExistingNode(const NodePtr& n, const ClusterView& view, const std::string& 
 
 namespace {
 
+// What every node a group brings up is made from.
+struct UpcomingShape {
+  const NodeTemplate& t;
+  const ProviderGroup& g;
+  std::shared_ptr<const dra::NodeDevices> devices;  // its template's, once for all
+};
+
 // Node `index` of those the group is bringing up. Its props are `alike`'s, when given: the
 // group's upcoming nodes with one MIG layout differ only in name.
-Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
-                  absl::string_view mig_layout, std::shared_ptr<const NodeProps> alike,
-                  const std::shared_ptr<const dra::NodeDevices>& devices) {
+Node UpcomingNode(const UpcomingShape& shape, int index, absl::string_view mig_layout,
+                  std::shared_ptr<const NodeProps> alike) {
+  const NodeTemplate& t = shape.t;
+  const ProviderGroup& g = shape.g;
   const std::string& group = g.id;
   Node out;
   out.name = absl::StrCat("upcoming-", group, "-", index);
@@ -133,7 +141,7 @@ Node UpcomingNode(const NodeTemplate& t, const ProviderGroup& g, int index,
   out.labels = t.labels;
   out.annotations = t.annotations;
   out.taints = t.taints;
-  out.devices = devices;
+  out.devices = shape.devices;
   out.props = ClusterSnapshot::PropsOf(out);
   return out;
 }
@@ -235,15 +243,15 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
       const std::vector<std::string>& layouts = gs.upcoming_mig_layouts;
       std::shared_ptr<const NodeProps> props;  // the last node's, and its layout
       absl::string_view props_layout;
-      const std::shared_ptr<const dra::NodeDevices> devices =
-          dra::AssembleShared(templates[g]->resource_slices);
+      const UpcomingShape shape{*templates[g], p,
+                                dra::AssembleShared(templates[g]->resource_slices)};
       for (int i = 0; i < gs.upcoming + asked; ++i) {
         const absl::string_view layout =
             i < static_cast<int>(layouts.size()) ? absl::string_view(layouts[i]) : "";
         if (layout != props_layout) props = nullptr;
         out.upcoming_nodes[g].push_back(static_cast<int>(out.nodes.size()));
         out.refs.push_back({static_cast<int>(g), -1, i, false});
-        out.nodes.push_back(UpcomingNode(*templates[g], p, i, layout, std::move(props), devices));
+        out.nodes.push_back(UpcomingNode(shape, i, layout, std::move(props)));
         props = out.nodes.back().props;
         props_layout = layout;
       }
