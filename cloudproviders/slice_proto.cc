@@ -60,12 +60,15 @@ json ToJson(const resourcev1::ResourceSlice& s) {
     for (const auto& t : d.taints()) {
       taints.push_back({{"key", t.key()}, {"value", t.value()}, {"effect", t.effect()}});
     }
-    devices.push_back({{"name", d.name()},
-                       {"attributes", std::move(attributes)},
-                       {"capacity", std::move(capacity)},
-                       {"consumesCounters", std::move(consumes)},
-                       {"taints", std::move(taints)},
-                       {"allowMultipleAllocations", d.allowmultipleallocations()}});
+    // Empty lists are left out, as the API server's own answers leave them: it reads a list
+    // that is there, however empty, as set (and refuses sharedCounters beside devices).
+    json device = {{"name", d.name()}};
+    if (!attributes.empty()) device["attributes"] = std::move(attributes);
+    if (!capacity.empty()) device["capacity"] = std::move(capacity);
+    if (!consumes.empty()) device["consumesCounters"] = std::move(consumes);
+    if (!taints.empty()) device["taints"] = std::move(taints);
+    if (d.allowmultipleallocations()) device["allowMultipleAllocations"] = true;
+    devices.push_back(std::move(device));
   }
   json counter_sets = json::array();
   for (const auto& c : spec.sharedcounters()) {
@@ -78,8 +81,9 @@ json ToJson(const resourcev1::ResourceSlice& s) {
         {"generation", spec.pool().generation()},
         {"resourceSliceCount",
          spec.pool().has_resourceslicecount() ? spec.pool().resourceslicecount() : 1}}},
-      {"devices", std::move(devices)},
-      {"sharedCounters", std::move(counter_sets)}};
+  };
+  if (!devices.empty()) out_spec["devices"] = std::move(devices);
+  if (!counter_sets.empty()) out_spec["sharedCounters"] = std::move(counter_sets);
   if (!spec.nodename().empty()) out_spec["nodeName"] = spec.nodename();
   if (spec.allnodes()) out_spec["allNodes"] = true;
   if (spec.perdevicenodeselection()) out_spec["perDeviceNodeSelection"] = true;

@@ -55,6 +55,7 @@ void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m
     mig_layout = labels.is_object() ? labels.value(kMigConfigLabel, "") : "";
   }
   const nlohmann::json status = NodeStatusFor(t, mig_layout, gpus_ready);
+  if (gpus_ready) PublishSlices(t, name);
   if (existing == nullptr) {
     nlohmann::json node = NewNodeFor(t, name, m.provider_id);
     node["metadata"]["labels"][kSimulatedInstanceLabel] = "true";
@@ -78,6 +79,34 @@ void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m
                       nlohmann::json{{"status", status}}.dump(), "application/merge-patch+json"),
       {200});
   if (!patched.ok()) log_.Warning(std::string(patched.message()));
+}
+
+void SimulatedNodeRegistrar::PublishSlices(const NodeTemplate& t, const std::string& node) {
+  if (t.resource_slices.empty() || published_.contains(node)) return;
+  for (const nlohmann::json& slice : SlicesFor(t, node)) {
+    const absl::Status created =
+        Expect(absl::StrCat("publishing ResourceSlice ", slice["metadata"].value("name", "")),
+               client_.Request("POST", "/apis/resource.k8s.io/v1/resourceslices", slice.dump()),
+               {201, 409});
+    if (!created.ok()) {
+      log_.Warning(std::string(created.message()));
+      return;  // tried again on the next pass
+    }
+  }
+  published_.insert(node);
+  log_.Info(absl::StrCat("Published the DRA devices of node ", node));
+}
+
+void SimulatedNodeRegistrar::UnpublishSlices(const std::string& node) {
+  // A driver's slices go with their node (the kubelet plugin owns them through the Node).
+  const absl::Status deleted =
+      Expect(absl::StrCat("deleting the ResourceSlices of node ", node),
+             client_.Request("DELETE",
+                             absl::StrCat("/apis/resource.k8s.io/v1/resourceslices?fieldSelector=",
+                                          QueryEscape(absl::StrCat("spec.nodeName=", node)))),
+             {200, 404});
+  if (!deleted.ok()) log_.Warning(std::string(deleted.message()));
+  published_.erase(node);
 }
 
 bool SimulatedNodeRegistrar::OfOurGroups(const nlohmann::json& node) const {
@@ -115,6 +144,7 @@ void SimulatedNodeRegistrar::Sync() {
                client_.Request("DELETE", absl::StrCat("/api/v1/nodes/", name)), {200, 202, 404});
     if (deleted.ok()) {
       log_.Info(absl::StrCat("Deleted node ", name, ": its instance is gone"));
+      if (published_.contains(name)) UnpublishSlices(name);
     } else {
       log_.Warning(std::string(deleted.message()));
     }

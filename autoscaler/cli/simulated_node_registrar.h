@@ -9,6 +9,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ class SimulatedNodeRegistrar {
   // Whether the Node's provider ID names one of this registrar's groups.
   bool OfOurGroups(const nlohmann::json& node) const;
   void Register(const NodeGroupConfig& g, const Machine& m, const nlohmann::json* existing);
+  // Plays the DRA drivers of a group whose template has ResourceSlices (simulated_node.h).
+  void PublishSlices(const NodeTemplate& t, const std::string& node);
+  void UnpublishSlices(const std::string& node);
   absl::Status Expect(absl::string_view what, absl::StatusOr<HttpResponse> res,
                       std::initializer_list<long> ok);
 
@@ -45,6 +49,7 @@ class SimulatedNodeRegistrar {
   const std::vector<NodeGroupConfig> groups_;
   Clock& clock_;
   LogSink& log_;
+  std::set<std::string> published_;  // nodes whose slices are published
 };
 
 }  // namespace gpua::kube

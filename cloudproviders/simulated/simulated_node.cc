@@ -1,6 +1,9 @@
 #include "cloudproviders/simulated/simulated_node.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "cloudproviders/slice_proto.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -54,6 +57,35 @@ nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout
   return {{"allocatable", Resources(allocatable)},
           {"capacity", Resources(allocatable)},
           {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
+}
+
+std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node) {
+  std::vector<dra::ResourceSlice> slices;
+  for (size_t i = 0; i < t.resource_slices.size(); ++i) {
+    dra::ResourceSlice s = *t.resource_slices[i];
+    s.name = absl::StrCat(node, "-", i);
+    s.pool = absl::StrCat(node, "-", t.resource_slices[i]->pool);
+    s.node_name = node;
+    s.generation = 1;
+    if (!s.counter_sets.empty() && !s.devices.empty()) {
+      // Since 1.35 a slice holds shared counters or devices, not both (the API server
+      // refuses both): a partitionable pool's counters go in a slice of their own.
+      dra::ResourceSlice counters = s;
+      counters.name += "-counters";
+      counters.devices.clear();
+      s.counter_sets.clear();
+      slices.push_back(std::move(counters));
+    }
+    slices.push_back(std::move(s));
+  }
+  absl::flat_hash_map<std::string, int64_t> per_pool;
+  for (const dra::ResourceSlice& s : slices) ++per_pool[s.pool];
+  std::vector<nlohmann::json> out;
+  for (dra::ResourceSlice& s : slices) {
+    s.slice_count = per_pool[s.pool];
+    out.push_back(ResourceSliceToJson(s));
+  }
+  return out;
 }
 
 }  // namespace gpua

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "estimator/gpu/gpu_inventory.h"
@@ -32,6 +33,11 @@ nlohmann::json NewNodeFor(const NodeTemplate& t, const std::string& name,
 // The status its kubelet reports: Ready, and AdvertisedAllocatable as allocatable and
 // capacity, for the MIG layout `mig_layout` (the node's nvidia.com/mig.config label).
 nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout, bool gpus_ready);
+
+// The ResourceSlices its DRA drivers publish once its GPUs are up (resource.k8s.io/v1): the
+// template's, named <node>-<i>, each pool named for the node (<node>-<template pool>), at
+// generation 1; none for a template without slices.
+std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node);
 
 }  // namespace gpua
 

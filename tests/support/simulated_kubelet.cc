@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "cloudproviders/simulated/simulated_node.h"
-#include "cloudproviders/slice_proto.h"
 #include "estimator/gpu/gpu_inventory.h"
 
 namespace gpua::testing {
@@ -64,18 +63,11 @@ void SimulatedKubelet::FinishPods(const std::set<std::string>& nodes) {
 }
 
 void SimulatedKubelet::PublishSlices(const NodeGroupConfig& g, const std::string& node) {
-  const std::vector<std::shared_ptr<const dra::ResourceSlice>>& tmpl =
-      g.spec.node_template.resource_slices;
-  if (tmpl.empty() || slices_.contains(node)) return;
+  if (g.spec.node_template.resource_slices.empty() || slices_.contains(node)) return;
   std::vector<std::string>& names = slices_[node];
-  for (size_t i = 0; i < tmpl.size(); ++i) {
-    dra::ResourceSlice s = *tmpl[i];
-    s.name = absl::StrCat(node, "-", i);
-    s.pool = absl::StrCat(node, "-", tmpl[i]->pool);
-    s.node_name = node;
-    s.generation = 1;
-    names.push_back(s.name);
-    server_.Upsert("resourceslices", ResourceSliceToJson(s));
+  for (nlohmann::json& slice : SlicesFor(g.spec.node_template, node)) {
+    names.push_back(slice["metadata"]["name"]);
+    server_.Upsert("resourceslices", std::move(slice));
   }
 }
 
