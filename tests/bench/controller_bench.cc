@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/controller.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/bench/fresh_loop.h"
 #include "tests/bench/own_process.h"
 #include "tests/support/fake_cluster_source.h"
 #include "tests/support/fake_kube_writer.h"
@@ -120,33 +121,11 @@ ControllerOptions Options() {
   return o;
 }
 
-// One loop on a fresh cloud; the report's figures.
-LoopReport RunOnceOn(Cluster& c, RealClock& clock, testing::FakeKubeWriter& writer) {
-  ManualClock cloud_clock;
-  SimulatedCloud cloud(c.groups, cloud_clock);
-  MemoryLogSink log;
-  Controller controller({c.source, cloud, writer, clock, log}, Options());
-  return controller.RunOnce(clock.Now());
-}
-
 void BM_RunOnce(benchmark::State& state) {
   Cluster c = MakeCluster();
-  RealClock clock;
-  testing::FakeKubeWriter writer;
   int nodes_added = 0, fit = 0, without = 0, unneeded = 0, unremovable = 0;
   double scale_down_ms = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    writer = testing::FakeKubeWriter();  // what the last loop wrote is let go untimed
-    ManualClock cloud_clock;
-    auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
-    MemoryLogSink log;
-    auto controller = std::make_unique<Controller>(
-        ControllerSeams{c.source, *cloud, writer, clock, log}, Options());
-    state.ResumeTiming();
-    LoopReport r = controller->RunOnce(clock.Now());
-    state.PauseTiming();
-    if (!r.skipped.empty()) state.SkipWithError(r.skipped.c_str());
+  bench::TimeFreshLoops(state, {c.source, c.groups, Options()}, [&](LoopReport& r) {
     nodes_added = r.nodes_added();
     fit = r.fit_existing;
     without = r.without_scale_up;
@@ -154,10 +133,7 @@ void BM_RunOnce(benchmark::State& state) {
     scale_down_ms = absl::ToDoubleMilliseconds(r.durations["scaleDown"]);
     unremovable = 0;
     for (const auto& [reason, n] : r.unremovable) unremovable += n;
-    controller.reset();
-    cloud.reset();
-    state.ResumeTiming();
-  }
+  });
   state.counters["nodes"] = static_cast<double>(c.source.view.nodes.size());
   state.counters["running_pods"] = c.running_pods;
   state.counters["nodes_added"] = nodes_added;
@@ -172,9 +148,7 @@ BENCHMARK(BM_RunOnce)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggr
 
 void RunOnceForPeakRss() {
   Cluster c = MakeCluster();
-  RealClock clock;
-  testing::FakeKubeWriter writer;
-  benchmark::DoNotOptimize(RunOnceOn(c, clock, writer));
+  bench::RunOneLoop({c.source, c.groups, Options()});
 }
 
 }  // namespace

@@ -14,11 +14,12 @@
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/controller.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
-#include "estimator/cel/cel_program.h"
 #include "estimator/dra/template_slices.h"
+#include "tests/bench/fresh_loop.h"
 #include "tests/bench/own_process.h"
 #include "tests/support/fake_cluster_source.h"
 #include "tests/support/fake_kube_writer.h"
+#include "tests/unit/estimator/dra_test_util.h"
 
 namespace gpua {
 namespace {
@@ -81,14 +82,7 @@ struct Cluster {
 };
 
 void AddDraObjects(Cluster& c) {
-  auto cls = std::make_shared<dra::DeviceClass>();
-  cls->name = kDriver;
-  dra::DeviceSelector s;
-  s.expression =
-      "device.driver == 'gpu.nvidia.com' && "
-      "device.attributes['gpu.nvidia.com'].type == 'gpu'";
-  s.program = std::make_shared<const cel::Program>(*cel::Program::Compile(s.expression));
-  cls->selectors.push_back(std::move(s));
+  auto cls = std::make_shared<dra::DeviceClass>(testing::NvidiaClasses()->at(kDriver));
   c.source.view.device_classes.push_back(cls);
   auto tmpl = std::make_shared<dra::ResourceClaimTemplate>();
   tmpl->namespace_name = "ml";
@@ -165,29 +159,13 @@ Shape ShapeOf(const benchmark::State& state) {
 void BM_RunOnceDra(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   Cluster c = MakeCluster(shape);
-  RealClock clock;
-  testing::FakeKubeWriter writer;
   int nodes_added = 0, fit = 0, without = 0, unneeded = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    writer = testing::FakeKubeWriter();
-    ManualClock cloud_clock;
-    auto cloud = std::make_unique<SimulatedCloud>(c.groups, cloud_clock);
-    MemoryLogSink log;
-    auto controller = std::make_unique<Controller>(
-        ControllerSeams{c.source, *cloud, writer, clock, log}, Options());
-    state.ResumeTiming();
-    LoopReport r = controller->RunOnce(clock.Now());
-    state.PauseTiming();
-    if (!r.skipped.empty()) state.SkipWithError(r.skipped.c_str());
+  bench::TimeFreshLoops(state, {c.source, c.groups, Options()}, [&](const LoopReport& r) {
     nodes_added = r.nodes_added();
     fit = r.fit_existing;
     without = r.without_scale_up;
     unneeded = r.unneeded;
-    controller.reset();
-    cloud.reset();
-    state.ResumeTiming();
-  }
+  });
   state.counters["nodes"] = static_cast<double>(c.source.view.nodes.size());
   state.counters["claims"] = c.claims;
   state.counters["nodes_added"] = nodes_added;
@@ -214,13 +192,7 @@ int main(int argc, char** argv) {
   if (argc == 5 && std::string(argv[1]) == "--peak-rss-of-run-once") {
     const gpua::Shape shape{std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
     gpua::Cluster c = gpua::MakeCluster(shape);
-    gpua::RealClock clock;
-    gpua::testing::FakeKubeWriter writer;
-    gpua::ManualClock cloud_clock;
-    gpua::SimulatedCloud cloud(c.groups, cloud_clock);
-    gpua::MemoryLogSink log;
-    gpua::Controller controller({c.source, cloud, writer, clock, log}, gpua::Options());
-    benchmark::DoNotOptimize(controller.RunOnce(clock.Now()));
+    gpua::bench::RunOneLoop({c.source, c.groups, gpua::Options()});
     std::printf("%.1f\n", gpua::bench::PeakRssMiB());
     return 0;
   }

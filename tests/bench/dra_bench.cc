@@ -21,6 +21,7 @@
 #include "estimator/dra/resource_slice.h"
 #include "estimator/dra/template_slices.h"
 #include "estimator/estimate.h"
+#include "tests/unit/estimator/dra_test_util.h"
 #include "tests/unit/estimator/test_util.h"
 
 namespace gpua {
@@ -30,27 +31,8 @@ using testing::Res;
 
 constexpr char kDriver[] = "gpu.nvidia.com";
 
-dra::DeviceSelector Selector(const std::string& expression) {
-  dra::DeviceSelector s;
-  s.expression = expression;
-  s.program = std::make_shared<const cel::Program>(*cel::Program::Compile(expression));
-  return s;
-}
-
-std::shared_ptr<const dra::DeviceClasses> Classes() {
-  auto classes = std::make_shared<dra::DeviceClasses>();
-  (*classes)["gpu.nvidia.com"] =
-      dra::DeviceClass{"gpu.nvidia.com",
-                       {Selector("device.driver == 'gpu.nvidia.com' && "
-                                 "device.attributes['gpu.nvidia.com'].type == 'gpu'")},
-                       ""};
-  (*classes)["mig.nvidia.com"] =
-      dra::DeviceClass{"mig.nvidia.com",
-                       {Selector("device.driver == 'gpu.nvidia.com' && "
-                                 "device.attributes['gpu.nvidia.com'].type == 'mig'")},
-                       ""};
-  return classes;
-}
+using testing::CompiledSelector;
+using testing::NvidiaClasses;
 
 GpuHardware Hardware(const std::string& product) {
   return GpuHardware{GpuVendor::kNvidia, product, 8, 81920, "550.54.15"};
@@ -75,12 +57,12 @@ std::vector<PodSpec> Pending(int count, const std::string& cls, const std::strin
   auto spec = std::make_shared<dra::ClaimSpec>();
   dra::ExactRequest e;
   e.device_class_name = cls;
-  if (!selector.empty()) e.selectors.push_back(Selector(selector));
+  if (!selector.empty()) e.selectors.push_back(CompiledSelector(selector));
   spec->requests.push_back(dra::DeviceRequest{"gpu", {e}, false});
   spec->fingerprint = cls + selector;
   auto devices = std::make_shared<dra::PodDevices>();
   devices->claims.push_back(dra::PodClaim{"gpu", "", spec, nullptr, false, absl::OkStatus()});
-  devices->classes = Classes();
+  devices->classes = NvidiaClasses();
   std::vector<PodSpec> pods;
   for (int i = 0; i < count; ++i) {
     PodSpec p = testing::Pod(absl::StrCat("infer-", i), Res({{"cpu", "2"}}), "infer");

@@ -8,36 +8,13 @@
 #include "estimator/dra/pod_claims.h"
 #include "estimator/dra/resource_slice.h"
 #include "estimator/dra/template_slices.h"
+#include "tests/unit/estimator/dra_test_util.h"
 #include "tests/unit/estimator/test_util.h"
 
 namespace gpua::testing {
 namespace {
 
 constexpr char kDriver[] = "gpu.nvidia.com";
-
-dra::DeviceSelector Selector(const std::string& expression) {
-  dra::DeviceSelector s;
-  s.expression = expression;
-  absl::StatusOr<cel::Program> p = cel::Program::Compile(expression);
-  REQUIRE(p.ok());
-  s.program = std::make_shared<const cel::Program>(*std::move(p));
-  return s;
-}
-
-std::shared_ptr<const dra::DeviceClasses> Classes() {
-  auto classes = std::make_shared<dra::DeviceClasses>();
-  (*classes)["gpu.nvidia.com"] =
-      dra::DeviceClass{"gpu.nvidia.com",
-                       {Selector("device.driver == 'gpu.nvidia.com' && "
-                                 "device.attributes['gpu.nvidia.com'].type == 'gpu'")},
-                       ""};
-  (*classes)["mig.nvidia.com"] =
-      dra::DeviceClass{"mig.nvidia.com",
-                       {Selector("device.driver == 'gpu.nvidia.com' && "
-                                 "device.attributes['gpu.nvidia.com'].type == 'mig'")},
-                       ""};
-  return classes;
-}
 
 // Eight H100s, GPUs 0-3 in NVLink domain "a" and 4-7 in "b", as one node's slice.
 std::shared_ptr<const dra::ResourceSlice> H100Slice(const std::string& node) {
@@ -112,7 +89,7 @@ std::vector<PodSpec> ClaimingPods(int n, std::shared_ptr<const dra::ClaimSpec> s
   claim.name = "gpu";
   claim.spec = std::move(spec);
   devices->claims.push_back(claim);
-  devices->classes = Classes();
+  devices->classes = NvidiaClasses();
   std::vector<PodSpec> pods;
   for (int i = 0; i < n; ++i) {
     PodSpec p = Pod(owner + "-" + std::to_string(i), Res({{"cpu", "1"}}), owner);
@@ -148,19 +125,20 @@ TEST_CASE("Nine one-GPU claims take a second node", "[dra]") {
 }
 
 TEST_CASE("Fourteen 1g MIG claims need two single-A100 MIG nodes", "[dra]") {
-  const auto one_g = Claim("mig.nvidia.com", 1,
-                           {Selector("device.attributes['gpu.nvidia.com'].profile == '1g.5gb'")});
+  const auto one_g =
+      Claim("mig.nvidia.com", 1,
+            {CompiledSelector("device.attributes['gpu.nvidia.com'].profile == '1g.5gb'")});
   const ScaleUpPlan plan =
       Plan(ClaimingPods(14, one_g), {DraGroup("a100-mig", A100MigSlice("t"), 3)});
   CHECK(plan.unschedulable.empty());
   CHECK(NodesOf(plan, "a100-mig") == 2);
   // The 7g partition overlaps every 1g: seven 1g claims and one 7g claim need two nodes.
   std::vector<PodSpec> mixed = ClaimingPods(7, one_g);
-  for (PodSpec& p :
-       ClaimingPods(1,
-                    Claim("mig.nvidia.com", 1,
-                          {Selector("device.attributes['gpu.nvidia.com'].profile == '7g.40gb'")}),
-                    "big")) {
+  for (PodSpec& p : ClaimingPods(
+           1,
+           Claim("mig.nvidia.com", 1,
+                 {CompiledSelector("device.attributes['gpu.nvidia.com'].profile == '7g.40gb'")}),
+           "big")) {
     mixed.push_back(std::move(p));
   }
   CHECK(NodesOf(Plan(mixed, {DraGroup("a100-mig", A100MigSlice("t"), 3)}), "a100-mig") == 2);
@@ -175,11 +153,12 @@ TEST_CASE("Claims for two GPUs in one NVLink domain fit two per domain", "[dra]"
 }
 
 TEST_CASE("A claim no pool can satisfy is unschedulable, naming the selector", "[dra]") {
-  const ScaleUpPlan plan = Plan(
-      ClaimingPods(
-          1, Claim("gpu.nvidia.com", 1,
-                   {Selector("device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")})),
-      {DraGroup("h100", H100Slice("t"), 30)});
+  const ScaleUpPlan plan =
+      Plan(ClaimingPods(
+               1, Claim("gpu.nvidia.com", 1,
+                        {CompiledSelector(
+                            "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA H200'")})),
+           {DraGroup("h100", H100Slice("t"), 30)});
   REQUIRE(plan.unschedulable.size() == 1);
   const std::string why = plan.unschedulable[0].reasons->at("h100");
   INFO(why);
@@ -217,7 +196,7 @@ TEST_CASE("Pods sharing one claim go where its devices are", "[dra]") {
   claim.shared = true;
   claim.spec = Claim("gpu.nvidia.com", 8);
   devices->claims.push_back(claim);
-  devices->classes = Classes();
+  devices->classes = NvidiaClasses();
   std::vector<PodSpec> pods;
   for (int i = 0; i < 3; ++i) {
     PodSpec p = Pod("worker-" + std::to_string(i), Res({{"cpu", "40"}}), "workers");
@@ -249,7 +228,7 @@ TEST_CASE("A claim already allocated pins its pod to the node its devices are on
       {NodeSelectorTerm{{}, {Requirement{"metadata.name", SelectorOp::kIn, {"gpu-node-2"}}}}}};
   claim.allocation = allocation;
   devices->claims.push_back(claim);
-  devices->classes = Classes();
+  devices->classes = NvidiaClasses();
   PodSpec p = Pod("pinned", Res({{"cpu", "1"}}));
   p.devices = devices;
   const ScaleUpPlan plan = Plan({p}, {}, std::move(nodes));
@@ -290,12 +269,14 @@ TEST_CASE("A MIG pool at zero, derived from its template, packs 1g claims seven 
   g.node_template.annotations[std::string(dra::kDraDriverAnnotation)] = "gpu.nvidia.com";
   REQUIRE(dra::DeriveTemplateSlices(g.node_template, "a100").ok());
   REQUIRE(g.node_template.resource_slices.size() == 1);
-  const auto one_g = Claim("mig.nvidia.com", 1,
-                           {Selector("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'")});
+  const auto one_g =
+      Claim("mig.nvidia.com", 1,
+            {CompiledSelector("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'")});
   CHECK(NodesOf(Plan(ClaimingPods(14, one_g), {g}), "a100") == 2);
   CHECK(NodesOf(Plan(ClaimingPods(15, one_g), {g}), "a100") == 3);
-  const auto seven_g = Claim(
-      "mig.nvidia.com", 1, {Selector("device.attributes['gpu.nvidia.com'].profile == '7g.80gb'")});
+  const auto seven_g =
+      Claim("mig.nvidia.com", 1,
+            {CompiledSelector("device.attributes['gpu.nvidia.com'].profile == '7g.80gb'")});
   std::vector<PodSpec> mixed = ClaimingPods(1, seven_g, "big");
   for (PodSpec& p : ClaimingPods(1, one_g)) mixed.push_back(std::move(p));
   CHECK(NodesOf(Plan(mixed, {g}), "a100") == 2);
