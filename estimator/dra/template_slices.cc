@@ -158,6 +158,26 @@ ResourceSlice GpuTemplateSlice(const GpuHardware& hw, absl::string_view driver,
   return s;
 }
 
+int WholeGpuDevices(const std::vector<std::shared_ptr<const ResourceSlice>>& slices) {
+  int typed = 0;
+  int untyped = 0;
+  bool any_type = false;
+  for (const auto& s : slices) {
+    if (!absl::StartsWith(s->driver, "gpu.")) continue;
+    for (const Device& d : s->devices) {
+      const AttributeValue* type = d.Attribute("type", s->driver);
+      if (type != nullptr) {
+        any_type = true;
+        const std::string* name = std::get_if<std::string>(type);
+        typed += name != nullptr && *name == "gpu" ? 1 : 0;
+      } else if (d.consumes_counters.empty()) {
+        ++untyped;
+      }
+    }
+  }
+  return any_type ? typed : untyped;
+}
+
 absl::Status DeriveTemplateSlices(NodeTemplate& t, absl::string_view where) {
   auto it = t.annotations.find(kDraDriverAnnotation);
   if (it == t.annotations.end() || !t.resource_slices.empty()) return absl::OkStatus();

@@ -33,6 +33,11 @@ ResourceSlice GpuTemplateSlice(const GpuHardware& hardware, absl::string_view dr
 // error names `where` and what is missing (how many GPUs).
 absl::Status DeriveTemplateSlices(NodeTemplate& t, absl::string_view where);
 
+// How many physical GPUs the slices publish: the devices of GPU drivers (gpu.<vendor>) with
+// type "gpu", or, for a driver that gives no type, those that take no shared counters (MIG
+// partitions and other partitions do). What an idle DRA node's GPUs are counted in.
+int WholeGpuDevices(const std::vector<std::shared_ptr<const ResourceSlice>>& slices);
+
 }  // namespace gpua::dra
 
 #endif  // GPUA_ESTIMATOR_DRA_TEMPLATE_SLICES_H_

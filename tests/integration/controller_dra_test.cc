@@ -370,12 +370,14 @@ TEST_CASE(
     INFO("minute " << i);
     CHECK(r.unneeded == 0);
     CHECK(r.removals.deleted.empty());
+    CHECK(r.idle_gpus.at("h100-dra").total == Approx(0));  // all eight are claimed
   }
   CHECK(h.TargetSize("h100-dra") == 1);
   h.server.Delete("pods", "ml", "train-0");
   h.server.Delete("resourceclaims", "ml", "train-0-gpu-q9z4m");
   LoopReport idle = h.Step();
   CHECK(idle.unneeded == 1);
+  CHECK(idle.idle_gpus.at("h100-dra").of(IdleCause::kIdleTimeout) == Approx(8));
   bool removed = false;
   for (int i = 0; i < 8 && !removed; ++i) {
     LoopReport r = h.Step(absl::Minutes(1));

@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "autoscaler/controller/planning/node_use.h"
+#include "estimator/dra/template_slices.h"
 
 namespace gpua {
 
@@ -14,6 +15,20 @@ IdleCause CauseOf(const NodeStatus& s, size_t i, const std::vector<IdleCause>& c
   return i < causes.size() ? causes[i] : IdleCause::kOther;
 }
 
+// By group: the GPUs of one of its nodes, device-plugin GPUs or DRA devices; 0 for none.
+std::vector<int> PhysicalGpus(const ClusterState& state) {
+  std::vector<int> out(state.groups.size(), 0);
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    const ProviderGroup& p = *state.groups[g].provider;
+    if (p.gpus != nullptr) {
+      out[g] = p.gpus->physical_count();
+    } else if (p.node_template.has_value()) {
+      out[g] = dra::WholeGpuDevices(p.node_template->resource_slices);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::map<std::string, IdleGpuCount> IdleGpus(const ClusterView& view, const ClusterState& state,
@@ -22,11 +37,11 @@ std::map<std::string, IdleGpuCount> IdleGpus(const ClusterView& view, const Clus
                                              RunningNodeCache& nodes) {
   // Summed by group index, filed by group name once: a map lookup per GPU node showed.
   std::vector<std::optional<IdleGpuCount>> idle(state.groups.size());
+  const std::vector<int> physical = PhysicalGpus(state);
   for (size_t i = 0; i < state.nodes.size(); ++i) {
     const NodeStatus& s = state.nodes[i];
-    if (s.group < 0) continue;
+    if (s.group < 0 || physical[s.group] == 0) continue;
     const ProviderGroup& g = *state.groups[s.group].provider;
-    if (g.gpus == nullptr) continue;
     double used = 0;
     if (s.condition == NodeCondition::kReady) {
       used = i < known_gpu_use.size() && known_gpu_use[i] >= 0
@@ -34,7 +49,7 @@ std::map<std::string, IdleGpuCount> IdleGpus(const ClusterView& view, const Clus
                  : UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu;
     }
     if (!idle[s.group].has_value()) idle[s.group].emplace();
-    idle[s.group]->Add(CauseOf(s, i, causes), g.gpus->physical_count() * (1 - used));
+    idle[s.group]->Add(CauseOf(s, i, causes), physical[s.group] * (1 - used));
   }
   std::map<std::string, IdleGpuCount> out;
   for (size_t g = 0; g < idle.size(); ++g) {
