@@ -3,7 +3,6 @@
 #include <optional>
 
 #include "autoscaler/controller/planning/node_use.h"
-#include "estimator/dra/template_slices.h"
 
 namespace gpua {
 
@@ -18,14 +17,7 @@ IdleCause CauseOf(const NodeStatus& s, size_t i, const std::vector<IdleCause>& c
 // By group: the GPUs of one of its nodes, device-plugin GPUs or DRA devices; 0 for none.
 std::vector<int> PhysicalGpus(const ClusterState& state) {
   std::vector<int> out(state.groups.size(), 0);
-  for (size_t g = 0; g < state.groups.size(); ++g) {
-    const ProviderGroup& p = *state.groups[g].provider;
-    if (p.gpus != nullptr) {
-      out[g] = p.gpus->physical_count();
-    } else if (p.node_template.has_value()) {
-      out[g] = dra::WholeGpuDevices(p.node_template->resource_slices);
-    }
-  }
+  for (size_t g = 0; g < state.groups.size(); ++g) out[g] = GroupGpus(*state.groups[g].provider);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "estimator/dra/allocator.h"
+#include "estimator/dra/template_slices.h"
 
 namespace gpua {
 namespace {
@@ -24,6 +25,11 @@ bool HasGpuDriver(const dra::NodeDevices& devices) {
 const GpuInventory* NodeGpus(const NodeStatus& s, const ProviderGroup& g) {
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& own = s.node->Gpus();
   return own.ok() && *own != nullptr ? own->get() : g.gpus.get();
+}
+
+int GroupGpus(const ProviderGroup& g) {
+  if (g.gpus != nullptr) return g.gpus->physical_count();
+  return g.node_template.has_value() ? dra::WholeGpuDevices(g.node_template->resource_slices) : 0;
 }
 
 NodeUtilization UtilizationOf(const NodeStatus& s, const ProviderGroup& g, const ClusterView& view,

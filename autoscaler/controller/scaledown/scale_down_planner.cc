@@ -79,13 +79,13 @@ int DrainsUnderWay(const ClusterView& view, const ClusterState& state) {
 }
 
 // The physical GPUs a ready node of a GPU group uses, in thousandths.
-uint32_t GpusInUse(const NodeStatus& s, const ClusterState& state, const ClusterView& view,
-                   RunningNodeCache& nodes) {
+// `gpus`: GroupGpus of its group.
+uint32_t GpusInUse(const NodeStatus& s, int gpus, const ClusterState& state,
+                   const ClusterView& view, RunningNodeCache& nodes) {
   const ProviderGroup& g = *state.groups[s.group].provider;
-  if (g.gpus == nullptr || s.condition != NodeCondition::kReady) return 0;
+  if (gpus == 0 || s.condition != NodeCondition::kReady) return 0;
   const double used =
-      UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu *
-      g.gpus->physical_count();
+      UtilizationOf(s, g, view, g.options.ignore_daemonsets_utilization, nodes).gpu * gpus;
   return static_cast<uint32_t>(std::clamp(used * 1000, 0.0, 4e9));
 }
 
@@ -184,6 +184,10 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(
   int64_t earliest = std::numeric_limits<int64_t>::max();
   for (const auto& [name, at] : judged_at) earliest = std::min(earliest, absl::ToUnixNanos(at));
   const std::vector<int> name_rank = NameRanks(state);
+  std::vector<int> group_gpus(state.groups.size());
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    group_gpus[g] = GroupGpus(*state.groups[g].provider);
+  }
   std::vector<std::pair<unsigned __int128, int>> keys;
   keys.reserve(state.nodes.size());
   for (size_t i = 0; i < state.nodes.size(); ++i) {
@@ -195,10 +199,10 @@ std::vector<int> ScaleDownPlanner::JudgingOrder(
     const uint64_t judged_rank =
         judged == judged_at.end() ? 0 : absl::ToUnixNanos(judged->second) - earliest + 1;
     const uint64_t high = due ? (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
-                                    GpusInUse(s, state, view, nodes)
+                                    GpusInUse(s, group_gpus[s.group], state, view, nodes)
                               : (uint64_t{1} << 63) | judged_rank;
     const uint64_t low = (uint64_t{!marked.has_value()} << 63) |
-                         (uint64_t{state.groups[s.group].provider->gpus == nullptr} << 62) |
+                         (uint64_t{group_gpus[s.group] == 0} << 62) |
                          (static_cast<uint64_t>(group_price_rank[s.group]) << 32) |
                          static_cast<uint32_t>(name_rank[i]);
     keys.emplace_back((static_cast<unsigned __int128>(high) << 64) | low, static_cast<int>(i));
