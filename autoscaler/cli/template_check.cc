@@ -1,9 +1,13 @@
 #include "autoscaler/cli/template_check.h"
 
+#include "absl/container/btree_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "estimator/cluster_snapshot.h"
+#include "estimator/dra/resource_slice.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/cuda_compat.h"
+#include "estimator/gpu/gpu_resource.h"
 #include "estimator/group_packer.h"
 
 namespace gpua {
@@ -17,6 +21,48 @@ std::string DescribeGpus(const GpuInventory& gpu) {
                       gpu.shares().replicas > 1 ? absl::StrCat(" x", gpu.shares().replicas) : "",
                       layouts.empty() ? "" : absl::StrCat(", MIG ", absl::StrJoin(layouts, "|")),
                       gpu.driver_version().empty() ? "" : ", driver " + gpu.driver_version());
+}
+
+bool NodeLocal(const dra::ResourceSlice& s) {
+  return !s.node_name.empty() && !s.node_selector.has_value() && !s.all_nodes &&
+         !s.per_device_node_selection;
+}
+
+// The template's ResourceSlices as the planner assembles them for each new node.
+void CheckSlices(const std::string& where, const NodeTemplate& t, TemplateFindings& out) {
+  std::vector<const dra::ResourceSlice*> local;
+  absl::btree_set<std::string> drivers;
+  for (const auto& s : t.resource_slices) {
+    if (!NodeLocal(*s)) {
+      out.warnings.push_back(absl::StrCat(
+          where, "ResourceSlice ", s->name,
+          " is not one node's own (nodeSelector, allNodes or perDeviceNodeSelection): its "
+          "devices are not planned with"));
+      continue;
+    }
+    local.push_back(s.get());
+    drivers.insert(s->driver);
+  }
+  const dra::NodeDevices devices = dra::AssemblePools(local);
+  for (const std::string& pool : devices.incomplete) {
+    out.problems.push_back(
+        absl::StrCat(where, "ResourceSlices: pool ", pool,
+                     " has fewer slices than its resourceSliceCount: it offers no devices"));
+  }
+  if (devices.DeviceCount() == 0) {
+    out.warnings.push_back(absl::StrCat(where, "its ResourceSlices publish no device"));
+    return;
+  }
+  const std::string dra =
+      absl::StrCat(dra::WholeGpuDevices(t.resource_slices), " GPU(s) as DRA devices (",
+                   devices.DeviceCount(), " device(s) of ", absl::StrJoin(drivers, ", "), ")");
+  out.gpus = out.gpus.empty() ? dra : absl::StrCat(out.gpus, "; ", dra);
+  if (AsksForGpus(t.allocatable)) {
+    out.warnings.push_back(
+        absl::StrCat(where,
+                     "allocatable advertises GPUs through a device plugin and its ResourceSlices "
+                     "publish DRA devices too: the same GPUs may be counted twice"));
+  }
 }
 
 }  // namespace
@@ -67,6 +113,7 @@ TemplateFindings CheckTemplate(const std::string& group_id, const NodeTemplate& 
           "for their type does not count them"));
     }
   }
+  if (!tmpl.resource_slices.empty()) CheckSlices(where, tmpl, out);
   return out;
 }
 

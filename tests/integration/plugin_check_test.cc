@@ -207,6 +207,44 @@ nodeGroups:
   CHECK_THAT(o.out, Catch::Contains("1 warning(s), 0 problem(s)"));
 }
 
+TEST_CASE(
+    "a DRA template's GPUs are shown as devices, and a pool its slices leave incomplete "
+    "is a problem",
+    "[plugin-check][dra]") {
+  Cloud c(R"(
+nodeGroups:
+- id: h100-dra
+  maxSize: 2
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
+      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
+    status: {allocatable: {cpu: "190", memory: 1900Gi, pods: "110", nvidia.com/gpu: "8"}}
+- id: half
+  maxSize: 2
+  template:
+    status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+  resourceSlices:
+  - apiVersion: resource.k8s.io/v1
+    kind: ResourceSlice
+    metadata: {name: half-0}
+    spec:
+      driver: gpu.example.com
+      nodeName: t
+      pool: {name: t, generation: 1, resourceSliceCount: 2}
+      devices: [{name: g0}]
+)");
+  const Output o = c.Check();
+  INFO(o.out);
+  CHECK_THAT(Block(o.out, "NodeGroupTemplateNodeInfo", "h100-dra"),
+             Catch::Contains("GPUs as planned: 8 GPU(s) as DRA devices (") &&
+                 Catch::Contains("of gpu.nvidia.com)"));
+  CHECK_THAT(Block(o.out, "NodeGroupTemplateNodeInfo", "half"),
+             Catch::Contains("pool gpu.example.com/t has fewer slices than its "
+                             "resourceSliceCount: it offers no devices"));
+  CHECK(o.rc != 0);
+}
+
 // A plugin that implements only what cluster-autoscaler requires.
 class MinimalPlugin : public ProviderService {
  public:
