@@ -1,5 +1,7 @@
 #include "cloudproviders/simulated/simulated_node.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -76,7 +78,23 @@ std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& 
       s.counter_sets.clear();
       slices.push_back(std::move(counters));
     }
-    slices.push_back(std::move(s));
+    // A slice holds at most 128 devices, 64 where any takes counters or has taints.
+    const bool small = std::any_of(s.devices.begin(), s.devices.end(), [](const dra::Device& d) {
+      return !d.consumes_counters.empty() || !d.taints.empty();
+    });
+    const size_t most = small ? 64 : 128;
+    if (s.devices.size() <= most) {
+      slices.push_back(std::move(s));
+      continue;
+    }
+    for (size_t from = 0, part = 0; from < s.devices.size(); from += most, ++part) {
+      dra::ResourceSlice chunk = s;
+      chunk.name = absl::StrCat(s.name, "-", part);
+      const size_t to = std::min(s.devices.size(), from + most);
+      chunk.devices.assign(s.devices.begin() + static_cast<std::ptrdiff_t>(from),
+                           s.devices.begin() + static_cast<std::ptrdiff_t>(to));
+      slices.push_back(std::move(chunk));
+    }
   }
   absl::flat_hash_map<std::string, int64_t> per_pool;
   for (const dra::ResourceSlice& s : slices) ++per_pool[s.pool];

@@ -36,7 +36,8 @@ nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout
 
 // The ResourceSlices its DRA drivers publish once its GPUs are up (resource.k8s.io/v1): the
 // template's, named <node>-<i>, each pool named for the node (<node>-<template pool>), at
-// generation 1; none for a template without slices.
+// generation 1, split as the API requires (shared counters in a slice of their own, at most
+// 64 devices a slice where they take counters, else 128); none for a template without slices.
 std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node);
 
 }  // namespace gpua

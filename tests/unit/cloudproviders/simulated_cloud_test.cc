@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "cloudproviders/node_group_file.h"
+#include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/dra/resource_slice.h"
+#include "kubeobjects/resource_slices.h"
 
 namespace gpua {
 namespace {
@@ -200,6 +203,50 @@ TEST_CASE("injected API errors answer the next calls, then the cloud recovers", 
   const absl::Time before = f.clock.Now();
   CHECK(f.cloud.GpuLabel().ok());
   CHECK(f.clock.Now() - before == absl::Seconds(3));
+}
+
+}  // namespace
+}  // namespace gpua
+
+namespace gpua {
+namespace {
+
+TEST_CASE("a node's published slices are split as the API requires and assemble to the template",
+          "[simulated][dra]") {
+  auto groups = ParseNodeGroupFile(R"(
+nodeGroups:
+- id: h100-dra
+  maxSize: 1
+  template:
+    metadata:
+      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
+      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
+    status: {allocatable: {cpu: "190", memory: 1900Gi, pods: "110"}}
+)",
+                                   "groups.yaml");
+  REQUIRE(groups.ok());
+  const NodeTemplate& t = groups->front().spec.node_template;
+  std::vector<const dra::ResourceSlice*> tmpl;
+  for (const auto& s : t.resource_slices) tmpl.push_back(s.get());
+  const size_t devices = dra::AssemblePools(tmpl).DeviceCount();
+  REQUIRE(devices > 128);  // 8 GPUs and their MIG partitions
+
+  std::vector<dra::ResourceSlice> published;
+  for (const nlohmann::json& s : SlicesFor(t, "node-1")) {
+    CHECK_FALSE((s["spec"].contains("devices") && s["spec"].contains("sharedCounters")));
+    if (s["spec"].contains("devices")) CHECK(s["spec"]["devices"].size() <= 64);
+    CHECK(s["spec"]["nodeName"] == "node-1");
+    absl::StatusOr<dra::ResourceSlice> read = DecodeResourceSlice(JsonReader(s));
+    REQUIRE(read.ok());
+    published.push_back(*std::move(read));
+  }
+  std::vector<const dra::ResourceSlice*> raw;
+  for (const dra::ResourceSlice& s : published) raw.push_back(&s);
+  const dra::NodeDevices assembled = dra::AssemblePools(raw);
+  CHECK(assembled.incomplete.empty());
+  CHECK(assembled.DeviceCount() == devices);
+  REQUIRE(assembled.pools.size() == 1);
+  CHECK(assembled.pools[0].counter_sets.size() == 8);
 }
 
 }  // namespace
