@@ -11,32 +11,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
 scenario_begin dra "$@"
 
 class="e2e-gpu-$scenario"
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: 5
-  pricePerHour: 1.96
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-L4, nvidia.com/gpu.count: "2"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    status:
-      allocatable: {cpu: "16", memory: 64Gi, pods: "58"}
-  simulation:
-    provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 4s, p95: 5s}
-GROUPS
+dra_pool 5 NVIDIA-L4 2 1.96 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
-kubectl apply -f - >/dev/null <<CLASS || fail "the DeviceClass was refused"
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: $class}
-spec:
-  selectors:
-  - cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu' && device.attributes['gpu.nvidia.com'].productName == 'NVIDIA L4'"}
-CLASS
-trap 'kubectl delete deviceclass "$class" --wait=false >/dev/null 2>&1 || true; scenario_end' EXIT
+device_class "$class" "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu' && device.attributes['gpu.nvidia.com'].productName == 'NVIDIA L4'"
 kubectl -n "$ns" apply -f - >/dev/null <<TEMPLATE || fail "the ResourceClaimTemplate was refused"
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate

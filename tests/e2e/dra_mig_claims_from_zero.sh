@@ -11,32 +11,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/scenario.sh"
 scenario_begin dramig "$@"
 
 class="e2e-mig-$scenario"
-cat > "$work/groups.yaml" <<GROUPS
-nodeGroups:
-- id: $scenario
-  maxSize: 4
-  pricePerHour: 4.10
-  template:
-    metadata:
-      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, nvidia.com/gpu.count: "1"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    status:
-      allocatable: {cpu: "30", memory: 200Gi, pods: "58"}
-  simulation:
-    provisioningDelay: {p50: 1s, p95: 2s}
-    gpuReadyDelay: {p50: 3s, p95: 4s}
-GROUPS
+dra_pool 4 NVIDIA-A100-SXM4-80GB 1 4.10 > "$work/groups.yaml"
 start_plugin "$work/groups.yaml"
 start_controller controller --leader-elect=false --address=127.0.0.1:0
-kubectl apply -f - >/dev/null <<CLASS || fail "the DeviceClass was refused"
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata: {name: $class}
-spec:
-  selectors:
-  - cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"}
-CLASS
-trap 'kubectl delete deviceclass "$class" --wait=false >/dev/null 2>&1 || true; scenario_end' EXIT
+device_class "$class" "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"
 kubectl -n "$ns" apply -f - >/dev/null <<TEMPLATE || fail "the ResourceClaimTemplate was refused"
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaimTemplate

@@ -16,6 +16,7 @@ scenario_begin() {
   scenario="$1-$$"
   work="$(mktemp -d)"
   pids=()
+  cluster_scoped=()
   declare -gA started_at=()
   trap scenario_end EXIT
   kubectl create namespace "$ns" >/dev/null
@@ -26,6 +27,10 @@ scenario_end() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  local object
+  for object in "${cluster_scoped[@]}"; do
+    kubectl delete "$object" --wait=false >/dev/null 2>&1 || true
+  done
   kubectl delete nodes -l "e2e-scenario=$scenario" --wait=false >/dev/null 2>&1 || true
   [[ -n "${E2E_KEEP:-}" ]] && echo "kept $work" || rm -rf "$work"
 }
@@ -171,6 +176,42 @@ nodeGroups:
     provisioningDelay: {p50: 1s, p95: 2s}
     gpuReadyDelay: {p50: ${ready}s, p95: $((ready + 1))s}
 GROUPS
+}
+
+# dra_pool MAX PRODUCT GPUS PRICE: the node-group file (on stdout) of one pool whose GPUs
+# (GPUS of PRODUCT, PRICE an hour a node) are DRA devices of NVIDIA's driver, their slices
+# derived from the labels; nodes register 1-2 s after they are asked for and publish their
+# slices 3-4 s after that.
+dra_pool() {
+  cat <<GROUPS
+nodeGroups:
+- id: $scenario
+  maxSize: $1
+  pricePerHour: $4
+  template:
+    metadata:
+      labels: {e2e-scenario: $scenario, nvidia.com/gpu.product: $2, nvidia.com/gpu.count: "$3"}
+      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
+    status:
+      allocatable: {cpu: "30", memory: 200Gi, pods: "58"}
+  simulation:
+    provisioningDelay: {p50: 1s, p95: 2s}
+    gpuReadyDelay: {p50: 3s, p95: 4s}
+GROUPS
+}
+
+# device_class NAME CEL: a DeviceClass of the devices CEL selects, deleted when the scenario
+# ends (it is cluster-scoped: the namespace does not take it).
+device_class() {
+  kubectl apply -f - >/dev/null <<CLASS || fail "DeviceClass $1 was refused"
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: $1}
+spec:
+  selectors:
+  - cel: {expression: "$2"}
+CLASS
+  cluster_scoped+=("deviceclass/$1")
 }
 
 # gpu_pod NAME RESOURCE COUNT: a pod manifest needing COUNT of RESOURCE on the scenario's nodes.
