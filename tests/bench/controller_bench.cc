@@ -106,34 +106,24 @@ Cluster MakeCluster() {
       pod->spec.node_selector = {{"topology.kubernetes.io/zone", absl::StrCat("zone-", i % 3)}};
     c.source.AddPod(std::move(pod));
   }
-  for (int i = 0; i < 50; ++i) {  // the pods' controllers exist: their pods may move
-    for (const std::string& name : {absl::StrCat("run-", i), absl::StrCat("job-", i)}) {
-      c.source.AddReplicaSet("ml", name, 100);
-    }
-  }
+  bench::AddOwners(c.source);  // the pods' controllers exist: their pods may move
   return c;
-}
-
-// 5,000 nodes of 96 cores pass cluster-autoscaler's default --cores-total of 320,000.
-ControllerOptions Options() {
-  ControllerOptions o;
-  o.limits.cores.max = 10'000'000;
-  return o;
 }
 
 void BM_RunOnce(benchmark::State& state) {
   Cluster c = MakeCluster();
   int nodes_added = 0, fit = 0, without = 0, unneeded = 0, unremovable = 0;
   double scale_down_ms = 0;
-  bench::TimeFreshLoops(state, {c.source, c.groups, Options()}, [&](LoopReport& r) {
-    nodes_added = r.nodes_added();
-    fit = r.fit_existing;
-    without = r.without_scale_up;
-    unneeded = r.unneeded;
-    scale_down_ms = absl::ToDoubleMilliseconds(r.durations["scaleDown"]);
-    unremovable = 0;
-    for (const auto& [reason, n] : r.unremovable) unremovable += n;
-  });
+  bench::TimeFreshLoops(state, {c.source, c.groups, bench::LargeClusterOptions()},
+                        [&](LoopReport& r) {
+                          nodes_added = r.nodes_added();
+                          fit = r.fit_existing;
+                          without = r.without_scale_up;
+                          unneeded = r.unneeded;
+                          scale_down_ms = absl::ToDoubleMilliseconds(r.durations["scaleDown"]);
+                          unremovable = 0;
+                          for (const auto& [reason, n] : r.unremovable) unremovable += n;
+                        });
   state.counters["nodes"] = static_cast<double>(c.source.view.nodes.size());
   state.counters["running_pods"] = c.running_pods;
   state.counters["nodes_added"] = nodes_added;
@@ -148,7 +138,7 @@ BENCHMARK(BM_RunOnce)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggr
 
 void RunOnceForPeakRss() {
   Cluster c = MakeCluster();
-  bench::RunOneLoop({c.source, c.groups, Options()});
+  bench::RunOneLoop({c.source, c.groups, bench::LargeClusterOptions()});
 }
 
 }  // namespace

@@ -137,18 +137,8 @@ Cluster MakeCluster(const Shape& shape) {
     pod->unschedulable = true;
     c.source.AddPod(std::move(pod));
   }
-  for (int i = 0; i < 50; ++i) {
-    for (const std::string& name : {absl::StrCat("run-", i), absl::StrCat("job-", i)}) {
-      c.source.AddReplicaSet("ml", name, 100);
-    }
-  }
+  bench::AddOwners(c.source);  // the pods' controllers exist: their pods may move
   return c;
-}
-
-ControllerOptions Options() {
-  ControllerOptions o;
-  o.limits.cores.max = 10'000'000;
-  return o;
 }
 
 Shape ShapeOf(const benchmark::State& state) {
@@ -160,12 +150,13 @@ void BM_RunOnceDra(benchmark::State& state) {
   const Shape shape = ShapeOf(state);
   Cluster c = MakeCluster(shape);
   int nodes_added = 0, fit = 0, without = 0, unneeded = 0;
-  bench::TimeFreshLoops(state, {c.source, c.groups, Options()}, [&](const LoopReport& r) {
-    nodes_added = r.nodes_added();
-    fit = r.fit_existing;
-    without = r.without_scale_up;
-    unneeded = r.unneeded;
-  });
+  bench::TimeFreshLoops(state, {c.source, c.groups, bench::LargeClusterOptions()},
+                        [&](const LoopReport& r) {
+                          nodes_added = r.nodes_added();
+                          fit = r.fit_existing;
+                          without = r.without_scale_up;
+                          unneeded = r.unneeded;
+                        });
   state.counters["nodes"] = static_cast<double>(c.source.view.nodes.size());
   state.counters["claims"] = c.claims;
   state.counters["nodes_added"] = nodes_added;
@@ -192,7 +183,7 @@ int main(int argc, char** argv) {
   if (argc == 5 && std::string(argv[1]) == "--peak-rss-of-run-once") {
     const gpua::Shape shape{std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4])};
     gpua::Cluster c = gpua::MakeCluster(shape);
-    gpua::bench::RunOneLoop({c.source, c.groups, gpua::Options()});
+    gpua::bench::RunOneLoop({c.source, c.groups, gpua::bench::LargeClusterOptions()});
     std::printf("%.1f\n", gpua::bench::PeakRssMiB());
     return 0;
   }

@@ -6,13 +6,31 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "autoscaler/controller/controller.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "tests/support/fake_cluster_source.h"
 #include "tests/support/fake_kube_writer.h"
 
 namespace gpua::bench {
+
+// Cluster-autoscaler's default --cores-total (320,000) is passed by 5,000 nodes of 96 cores.
+inline ControllerOptions LargeClusterOptions() {
+  ControllerOptions o;
+  o.limits.cores.max = 10'000'000;
+  return o;
+}
+
+// The ReplicaSets run-0..49 and job-0..49 in "ml", so the pods they own may move.
+inline void AddOwners(testing::FakeClusterSource& source) {
+  for (int i = 0; i < 50; ++i) {
+    for (const char* prefix : {"run-", "job-"}) {
+      source.AddReplicaSet("ml", prefix + std::to_string(i), 100);
+    }
+  }
+}
 
 struct FreshLoop {
   ClusterSource& source;
