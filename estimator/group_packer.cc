@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "estimator/dra/resource_slice.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "estimator/node_filler.h"
@@ -66,9 +67,7 @@ PreparedTemplate PrepareTemplate(const NodeGroupSpec& group, ClusterSnapshot& sn
   ResourceCatalog& catalog = snapshot.catalog();
   const NodeTemplate& tmpl = group.node_template;
   t.gpu = group.gpus;
-  // A node whose GPUs are DRA devices advertises no GPU resource; the labels GPU feature
-  // discovery still puts on it do not make it a device-plugin GPU node.
-  const bool dra_gpus = t.props->devices != nullptr && !AsksForGpus(tmpl.allocatable);
+  const bool dra_gpus = dra::GpusAreDevices(t.props->devices != nullptr, tmpl.allocatable);
   if (t.gpu == nullptr && !dra_gpus) {
     absl::StatusOr<std::optional<GpuInventory>> gpu =
         ReadGpuInventory(tmpl.labels, tmpl.annotations, tmpl.allocatable,

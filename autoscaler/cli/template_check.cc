@@ -23,17 +23,12 @@ std::string DescribeGpus(const GpuInventory& gpu) {
                       gpu.driver_version().empty() ? "" : ", driver " + gpu.driver_version());
 }
 
-bool NodeLocal(const dra::ResourceSlice& s) {
-  return !s.node_name.empty() && !s.node_selector.has_value() && !s.all_nodes &&
-         !s.per_device_node_selection;
-}
-
 // The template's ResourceSlices as the planner assembles them for each new node.
 void CheckSlices(const std::string& where, const NodeTemplate& t, TemplateFindings& out) {
   std::vector<const dra::ResourceSlice*> local;
   absl::btree_set<std::string> drivers;
   for (const auto& s : t.resource_slices) {
-    if (!NodeLocal(*s)) {
+    if (!s->node_local()) {
       out.warnings.push_back(absl::StrCat(
           where, "ResourceSlice ", s->name,
           " is not one node's own (nodeSelector, allNodes or perDeviceNodeSelection): its "

@@ -44,7 +44,7 @@ NodePools::NodePools(const std::vector<std::shared_ptr<const ResourceSlice>>& sl
   absl::flat_hash_map<std::string, std::vector<const ResourceSlice*>> local;
   absl::flat_hash_map<std::string, bool> other_pools;
   for (const auto& s : slices) {
-    if (!s->node_name.empty()) {
+    if (s->node_local()) {
       local[s->node_name].push_back(s.get());
     } else {
       other_pools[absl::StrCat(s->driver, "/", s->pool)] = true;

@@ -32,6 +32,11 @@ struct ResourceSlice {
   std::vector<Device> devices;
   std::vector<CounterSet> counter_sets;
   std::string resource_version;
+  // One node's own (spec.nodeName), not network-attached.
+  bool node_local() const {
+    return !node_name.empty() && !node_selector.has_value() && !all_nodes &&
+           !per_device_node_selection;
+  }
 };
 
 // The node-local pools of every node, from the cluster's slices. Pools not local to one node

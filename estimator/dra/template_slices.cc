@@ -158,12 +158,18 @@ ResourceSlice GpuTemplateSlice(const GpuHardware& hw, absl::string_view driver,
   return s;
 }
 
+bool GpusAreDevices(bool publishes_devices, const ResourceList& allocatable) {
+  return publishes_devices && !AsksForGpus(allocatable);
+}
+
+bool IsGpuDriver(absl::string_view driver) { return absl::StartsWith(driver, "gpu."); }
+
 int WholeGpuDevices(const std::vector<std::shared_ptr<const ResourceSlice>>& slices) {
   int typed = 0;
   int untyped = 0;
   bool any_type = false;
   for (const auto& s : slices) {
-    if (!absl::StartsWith(s->driver, "gpu.")) continue;
+    if (!IsGpuDriver(s->driver)) continue;
     for (const Device& d : s->devices) {
       const AttributeValue* type = d.Attribute("type", s->driver);
       if (type != nullptr) {

@@ -9,11 +9,6 @@
 namespace gpua {
 namespace {
 
-bool NodeLocal(const dra::ResourceSlice& s) {
-  return !s.node_name.empty() && !s.node_selector.has_value() && !s.all_nodes &&
-         !s.per_device_node_selection;
-}
-
 std::string PoolKey(absl::string_view driver, absl::string_view pool) {
   return absl::StrCat(driver, "/", pool);
 }
@@ -130,7 +125,7 @@ void ClusterDevices::ResolveNodes(ClusterView& view) {
   pool_nodes_.clear();
   int unsupported = 0;
   for (const ResourceSlicePtr& s : view.resource_slices) {
-    if (!NodeLocal(*s)) {
+    if (!s->node_local()) {
       ++unsupported;
       continue;
     }
@@ -146,20 +141,16 @@ void ClusterDevices::ResolveNodes(ClusterView& view) {
   unsupported_pools_ = unsupported;
   absl::flat_hash_map<std::string, KeptNode> kept;
   for (auto& [node, slices] : by_node) {
-    std::vector<const dra::ResourceSlice*> raw;
-    raw.reserve(slices.size());
-    for (const ResourceSlicePtr& s : slices) raw.push_back(s.get());
     KeptNode& k = kept[node];
     auto before = nodes_.find(node);
-    if (before != nodes_.end() && before->second.slices == raw) {
+    if (before != nodes_.end() && before->second.slices == slices) {
       k = std::move(before->second);
     } else {
-      k.slices = std::move(raw);
-      k.held = std::move(slices);
-      k.devices = std::make_shared<const dra::NodeDevices>(dra::AssemblePools(k.slices));
+      k.devices = dra::AssembleShared(slices);
+      k.slices = std::move(slices);
     }
     NodeDeviceState& state = view.node_devices[node];
-    state.slices = k.held;
+    state.slices = k.slices;
     state.devices = k.devices;
   }
   nodes_ = std::move(kept);

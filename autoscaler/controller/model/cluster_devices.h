@@ -41,8 +41,7 @@ class ClusterDevices {
     PodPtr resolved;
   };
   struct KeptNode {
-    std::vector<const dra::ResourceSlice*> slices;
-    std::vector<ResourceSlicePtr> held;  // keeps the addresses in `slices` from being reused
+    std::vector<ResourceSlicePtr> slices;  // held, so an address is never reused while compared
     std::shared_ptr<const dra::NodeDevices> devices;
   };
 

@@ -5,8 +5,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "autoscaler/controller/model/template_from_node.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
-#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
 namespace {
@@ -173,9 +173,7 @@ void ProviderReader::ResolveUnlisted(const std::vector<NodePtr>& nodes, Provider
 
 absl::StatusOr<std::shared_ptr<const GpuInventory>> ProviderReader::InventoryOf(
     const std::string& group, const NodeTemplate& t) {
-  // A node whose GPUs are DRA devices advertises no GPU resource: the labels GPU feature
-  // discovery still puts on it do not make it a device-plugin GPU node.
-  if (!t.resource_slices.empty() && !AsksForGpus(t.allocatable)) {
+  if (dra::GpusAreDevices(!t.resource_slices.empty(), t.allocatable)) {
     return std::shared_ptr<const GpuInventory>();
   }
   KeptInventory& now = reading_[group];

@@ -4,18 +4,16 @@
 #include <memory>
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "estimator/dra/allocator.h"
 #include "estimator/dra/template_slices.h"
 
 namespace gpua {
 namespace {
 
-// The GPU DRA drivers are named gpu.<vendor> (gpu.nvidia.com, gpu.amd.com, gpu.intel.com);
-// a node with only other devices (NICs, say) is judged by its cpu and memory.
+// A node with only other devices (NICs, say) is judged by its cpu and memory.
 bool HasGpuDriver(const dra::NodeDevices& devices) {
   for (const dra::DevicePool& pool : devices.pools) {
-    if (absl::StartsWith(pool.driver, "gpu.")) return true;
+    if (dra::IsGpuDriver(pool.driver)) return true;
   }
   return false;
 }

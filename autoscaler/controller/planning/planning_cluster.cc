@@ -7,6 +7,7 @@
 #include "estimator/cluster_snapshot.h"
 #include "estimator/daemonsets.h"
 #include "estimator/dra/resource_slice.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/node_marks.h"
 
@@ -47,9 +48,7 @@ std::shared_ptr<const NodeProps> PlanningProps(const NodeObject& n, const std::s
   props->taints = WithoutStartupTaints(n.node.taints, ignored);
   props->unschedulable = n.node.unschedulable;
   props->group_id = group;
-  // A node whose GPUs are DRA devices advertises no GPU resource; the GPU labels it carries
-  // do not make it a device-plugin GPU node.
-  const bool dra_gpus = devices != nullptr && !AsksForGpus(n.node.allocatable);
+  const bool dra_gpus = dra::GpusAreDevices(devices != nullptr, n.node.allocatable);
   props->devices = std::move(devices);
   const absl::StatusOr<std::shared_ptr<const GpuInventory>>& gpus = n.Gpus();
   if (gpus.ok() && !dra_gpus) props->gpu = *gpus;

@@ -35,6 +35,7 @@ inline std::shared_ptr<const dra::DeviceClasses> NvidiaClasses() {
         {CompiledSelector(std::string("device.driver == 'gpu.nvidia.com' && "
                                       "device.attributes['gpu.nvidia.com'].type == '") +
                           type + "'")},
+        "",
         ""};
   }
   return classes;
