@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "cloudproviders/slice_proto.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/gpu/gpu_resource.h"
 
@@ -23,7 +24,10 @@ nlohmann::json Resources(const ResourceList& list) {
 ResourceList AdvertisedAllocatable(const NodeTemplate& t,
                                    const std::optional<GpuInventory>& inventory,
                                    absl::string_view mig_layout, bool gpus_ready) {
-  if (!inventory.has_value()) return t.allocatable;
+  // A pool whose GPUs are DRA devices advertises none: its drivers publish slices instead.
+  if (!inventory.has_value() || dra::GpusAreDevices(!t.resource_slices.empty(), t.allocatable)) {
+    return t.allocatable;
+  }
   // GPUs: the device plugin's, none until it runs.
   if (!gpus_ready) return inventory->WithoutGpus(t.allocatable);
   return inventory->NodeAllocatable(t.allocatable, mig_layout);
@@ -61,12 +65,16 @@ nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout
           {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}};
 }
 
-std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node) {
+std::string PublishedPoolName(absl::string_view node, absl::string_view template_pool) {
+  return absl::StrCat(node, "-", template_pool);
+}
+
+std::vector<dra::ResourceSlice> PublishedSlices(const NodeTemplate& t, const std::string& node) {
   std::vector<dra::ResourceSlice> slices;
   for (size_t i = 0; i < t.resource_slices.size(); ++i) {
     dra::ResourceSlice s = *t.resource_slices[i];
     s.name = absl::StrCat(node, "-", i);
-    s.pool = absl::StrCat(node, "-", t.resource_slices[i]->pool);
+    s.pool = PublishedPoolName(node, t.resource_slices[i]->pool);
     s.node_name = node;
     s.generation = 1;
     if (!s.counter_sets.empty() && !s.devices.empty()) {
@@ -98,11 +106,14 @@ std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& 
   }
   absl::flat_hash_map<std::string, int64_t> per_pool;
   for (const dra::ResourceSlice& s : slices) ++per_pool[s.pool];
+  for (dra::ResourceSlice& s : slices) s.slice_count = per_pool[s.pool];
+  return slices;
+}
+
+std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node) {
   std::vector<nlohmann::json> out;
-  for (dra::ResourceSlice& s : slices) {
-    s.slice_count = per_pool[s.pool];
+  for (const dra::ResourceSlice& s : PublishedSlices(t, node))
     out.push_back(ResourceSliceToJson(s));
-  }
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "estimator/dra/resource_slice.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/node.h"
 
@@ -39,6 +40,9 @@ nlohmann::json NodeStatusFor(const NodeTemplate& t, absl::string_view mig_layout
 // generation 1, split as the API requires (shared counters in a slice of their own, at most
 // 64 devices a slice where they take counters, else 128); none for a template without slices.
 std::vector<nlohmann::json> SlicesFor(const NodeTemplate& t, const std::string& node);
+// The same slices, decoded; a template pool `pool` is published as PublishedPoolName(node, pool).
+std::vector<dra::ResourceSlice> PublishedSlices(const NodeTemplate& t, const std::string& node);
+std::string PublishedPoolName(absl::string_view node, absl::string_view template_pool);
 
 }  // namespace gpua
 

@@ -33,9 +33,6 @@ ResourceSlice GpuTemplateSlice(const GpuHardware& hardware, absl::string_view dr
 // error names `where` and what is missing (how many GPUs).
 absl::Status DeriveTemplateSlices(NodeTemplate& t, absl::string_view where);
 
-// How many physical GPUs the slices publish: the devices of GPU drivers (gpu.<vendor>) with
-// type "gpu", or, for a driver that gives no type, those that take no shared counters (MIG
-// partitions and other partitions do). What an idle DRA node's GPUs are counted in.
 // Whether a node's (or template's) GPUs are DRA devices: it publishes devices and advertises
 // no GPU resource. The GPU labels feature discovery still puts on such a node do not make it
 // a device-plugin GPU node.
@@ -44,6 +41,9 @@ bool GpusAreDevices(bool publishes_devices, const ResourceList& allocatable);
 // The GPU DRA drivers are named gpu.<vendor> (gpu.nvidia.com, gpu.amd.com, gpu.intel.com).
 bool IsGpuDriver(absl::string_view driver);
 
+// How many physical GPUs the slices publish: the devices of GPU drivers (gpu.<vendor>) with
+// type "gpu", or, for a driver that gives no type, those that take no shared counters (MIG
+// partitions and other partitions do). What an idle DRA node's GPUs are counted in.
 int WholeGpuDevices(const std::vector<std::shared_ptr<const ResourceSlice>>& slices);
 
 }  // namespace gpua::dra
