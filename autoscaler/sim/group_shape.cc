@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <limits>
 
+#include "autoscaler/sim/sim_devices.h"
 #include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/dra/allocator.h"
+#include "estimator/dra/resource_slice.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 #include "estimator/predicates.h"
 
@@ -17,7 +21,12 @@ std::vector<GroupShape> GroupShapes(const std::vector<NodeGroupConfig>& groups) 
     GroupShape& g = out.emplace_back();
     g.config = &c;
     auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, c.spec.id);
-    if (gpus.ok()) g.gpus = *gpus;
+    if (dra::GpusAreDevices(!t.resource_slices.empty(), t.allocatable)) {
+      g.devices = dra::AssembleShared(t.resource_slices);
+      g.device_gpus = dra::WholeGpuDevices(t.resource_slices);
+    } else if (gpus.ok()) {
+      g.gpus = *gpus;
+    }
     g.props.labels = t.labels;
     g.props.taints = t.taints;
     if (g.gpus.has_value() && !g.gpus->mig_layouts().empty()) {
@@ -31,9 +40,30 @@ std::vector<GroupShape> GroupShapes(const std::vector<NodeGroupConfig>& groups) 
   return out;
 }
 
+std::optional<double> DeviceGpusOn(const PodSpec& pod, const GroupShape& g) {
+  if (pod.devices == nullptr) return 0.0;
+  if (g.devices == nullptr) return std::nullopt;
+  dra::AllocationRequest request;
+  request.classes = pod.devices->classes.get();
+  for (const dra::PodClaim& c : pod.devices->claims) {
+    if (!c.unresolved.ok() || c.spec == nullptr) return std::nullopt;
+    request.claims.push_back(c.spec.get());
+  }
+  const dra::DeviceUse empty(g.devices);
+  absl::StatusOr<std::vector<std::vector<dra::DevicePick>>> picks =
+      dra::Allocate(request, empty, nullptr);
+  if (!picks.ok()) return std::nullopt;
+  double gpus = 0;
+  for (size_t i = 0; i < picks->size(); ++i) {
+    if (!pod.devices->claims[i].shared) gpus += SimDevices::PhysicalGpus(*g.devices, (*picks)[i]);
+  }
+  return gpus;
+}
+
 bool Holds(const GroupShape& g, const PodSpec& pod, const GpuPolicy& policy) {
   if (!AdmitsStatically(pod, g.props, g.config->spec.id)) return false;
   if (g.gpus.has_value() && CheckGpuFit(pod, *g.gpus, policy).has_value()) return false;
+  if (!DeviceGpusOn(pod, g).has_value()) return false;
   for (const NodeKind& k : g.kinds) {
     if (pod.requests.FitsWithin(k.allocatable)) return true;
   }

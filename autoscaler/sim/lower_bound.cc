@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "autoscaler/sim/group_shape.h"
+#include "autoscaler/sim/sim_devices.h"
 #include "estimator/predicates.h"
 
 namespace gpua::sim {
@@ -21,6 +22,8 @@ std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const Gpu
                               double gpu_weight) {
   if (!AdmitsStatically(pod, g.props, g.config->spec.id)) return std::nullopt;
   if (g.gpus.has_value() && CheckGpuFit(pod, *g.gpus, policy).has_value()) return std::nullopt;
+  const std::optional<double> device_gpus = DeviceGpusOn(pod, g);
+  if (!device_gpus.has_value()) return std::nullopt;
   std::optional<double> best;
   for (const NodeKind& kind : g.kinds) {
     const ResourceList& alloc = kind.allocatable;
@@ -28,10 +31,13 @@ std::optional<double> ShareOf(const PodSpec& pod, const GroupShape& g, const Gpu
     const double rest = (Fraction(pod.requests.Get("cpu"), alloc.Get("cpu")) +
                          Fraction(pod.requests.Get("memory"), alloc.Get("memory"))) /
                         2;
-    const double share = g.gpus.has_value() ? gpu_weight * PhysicalGpuUtilization(
-                                                               *g.gpus, kind.layout, pod.requests) +
-                                                  (1 - gpu_weight) * rest
-                                            : rest;
+    double share = rest;
+    if (g.gpus.has_value()) {
+      share = gpu_weight * PhysicalGpuUtilization(*g.gpus, kind.layout, pod.requests) +
+              (1 - gpu_weight) * rest;
+    } else if (g.device_gpus > 0) {
+      share = gpu_weight * std::min(1.0, *device_gpus / g.device_gpus) + (1 - gpu_weight) * rest;
+    }
     if (!best || share < *best) best = share;
   }
   return best;
@@ -54,18 +60,18 @@ Cheapest CheapestFor(const PodSpec& pod, const std::vector<GroupShape>& shapes,
 }
 
 LowerBound BoundWith(const Trace& trace, const std::vector<GroupShape>& shapes,
-                     const GpuPolicy& policy, double gpu_weight) {
+                     const GpuPolicy& policy, double gpu_weight, ResolvedShapes& pods) {
   LowerBound out;
   out.gpu_weight = gpu_weight;
   std::map<int, Cheapest> cheapest;  // by shape, for pods that are not gangs
   for (const TraceArrival& a : trace.arrivals) {
     Cheapest best;
     if (a.gang) {
-      best = CheapestFor(a.shape->spec, shapes, policy, gpu_weight, a.count);
+      best = CheapestFor(pods.Of(a), shapes, policy, gpu_weight, a.count);
     } else {
       auto it = cheapest.find(a.shape_id);
       if (it == cheapest.end()) {
-        it = cheapest.emplace(a.shape_id, CheapestFor(a.shape->spec, shapes, policy, gpu_weight, 0))
+        it = cheapest.emplace(a.shape_id, CheapestFor(pods.Of(a), shapes, policy, gpu_weight, 0))
                  .first;
       }
       best = it->second;
@@ -86,10 +92,11 @@ LowerBound BoundWith(const Trace& trace, const std::vector<GroupShape>& shapes,
 LowerBound ComputeLowerBound(const Trace& trace, const std::vector<NodeGroupConfig>& groups,
                              const GpuPolicy& policy) {
   const std::vector<GroupShape> shapes = GroupShapes(groups);
+  ResolvedShapes pods(trace, groups);
   LowerBound best;
   bool first = true;
   for (double gpu_weight : {1.0, 0.9, 0.5, 1.0 / 3}) {
-    LowerBound b = BoundWith(trace, shapes, policy, gpu_weight);
+    LowerBound b = BoundWith(trace, shapes, policy, gpu_weight, pods);
     if (first || b.cost_usd > best.cost_usd) best = std::move(b);
     first = false;
   }

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "autoscaler/sim/sim_devices.h"
 
 namespace gpua::sim {
 namespace {
@@ -156,6 +157,7 @@ PackingModel::PackingModel(std::vector<NodeGroupConfig> groups, const GpuPolicy&
     }
     cap[pod_slot_] = cap[pod_slot_] > 0 ? cap[pod_slot_] / 1000 : kUnlimited;  // slots, not milli
     if (shapes_[g].gpus.has_value()) cap[physical_gpus_] = shapes_[g].gpus->physical_count();
+    if (shapes_[g].device_gpus > 0) cap[physical_gpus_] = shapes_[g].device_gpus;
     for (size_t r = 0; r < real_resources_; ++r) {
       if (r != pod_slot_ && cap[r] > 0) cap[real_resources_ + r] = 1;
     }
@@ -185,7 +187,7 @@ std::optional<int> PackingModel::AddClass(const PodSpec& pod) {
     const GroupShape& shape = shapes_[g];
     if (!Holds(shape, pod, policy_)) continue;
     c.groups.push_back(static_cast<int>(g));
-    double gpus = 0;
+    double gpus = DeviceGpusOn(pod, shape).value_or(0);
     if (shape.gpus.has_value()) {
       gpus = std::numeric_limits<double>::infinity();
       for (const NodeKind& kind : shape.kinds) {
@@ -334,14 +336,15 @@ PackingBound ComputePackingBound(const Trace& trace, const std::vector<NodeGroup
   };
   std::vector<Change> changes;
   std::map<int, std::optional<int>> class_of_shape;
+  ResolvedShapes pods(trace, groups);
   for (const TraceArrival& a : trace.arrivals) {
+    const PodSpec& pod = pods.Of(a);
     auto it = class_of_shape.find(a.shape_id);
-    if (it == class_of_shape.end()) {
-      it = class_of_shape.emplace(a.shape_id, model.AddClass(a.shape->spec)).first;
-    }
+    if (it == class_of_shape.end())
+      it = class_of_shape.emplace(a.shape_id, model.AddClass(pod)).first;
     // As the share bound: a gang no group can hold whole never runs.
     if (!it->second.has_value() ||
-        (a.gang && !SomeGroupHoldsGang(a.shape->spec, a.count, model.groups(), policy))) {
+        (a.gang && !SomeGroupHoldsGang(pod, a.count, model.groups(), policy))) {
       out.pods_without_group += a.count;
       continue;
     }

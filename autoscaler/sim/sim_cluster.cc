@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "cloudproviders/simulated/simulated_node.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 
@@ -40,13 +41,16 @@ void DropTaint(std::vector<Taint>& taints, absl::string_view key) {
 
 }  // namespace
 
-SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock)
-    : clock_(clock), configs_(groups) {
+SimCluster::SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock,
+                       const std::shared_ptr<const DraObjects>& dra)
+    : clock_(clock), configs_(groups), devices_(dra, configs_) {
   for (const NodeGroupConfig& c : configs_) {
     const NodeTemplate& t = c.spec.node_template;
     absl::StatusOr<std::optional<GpuInventory>> gpus =
         ReadGpuInventory(t.labels, t.annotations, t.allocatable, c.spec.id);
-    groups_[c.spec.id] = {&c, gpus.ok() ? *gpus : std::nullopt};
+    // A pool whose GPUs are DRA devices has no device plugin: its GPU labels advertise nothing.
+    const bool devices = dra::GpusAreDevices(!t.resource_slices.empty(), t.allocatable);
+    groups_[c.spec.id] = {&c, gpus.ok() && !devices ? *gpus : std::nullopt};
     const std::optional<GpuInventory>& g = groups_[c.spec.id].gpus;
     if (g.has_value() && g->sharing() != GpuSharing::kExclusive) {
       share_spread_.AddPool(c.spec.id, g->physical_count());
@@ -74,6 +78,7 @@ std::shared_ptr<const ClusterView> SimCluster::View() const {
   PatchPods(view);
   PatchNodePods(view);
   jobs_.PatchView(view);
+  devices_.PatchView(view);
   patch_.pods.clear();
   patch_.node_pods.clear();
   if (patch_.config_maps) {
@@ -214,6 +219,7 @@ bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
       NodeObject object = *node.object;
       Advertise(node, object);
       if (noticed) SetTaint(object.node.taints, kNoticeTaint);
+      if (ready) devices_.Publish(it->first, node.group->config->spec.id);
       Publish(node, std::move(object));
       changed = true;
     }
@@ -278,6 +284,8 @@ void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_re
   node.gpus_ready = gpus_ready;
   node.noticed = noticed;
   Advertise(node, object);
+  // Its DRA drivers publish when its GPUs are up, as its device plugin advertises them.
+  if (gpus_ready) devices_.Publish(name, m.group);
   Publish(node, std::move(object));
 }
 
@@ -287,6 +295,7 @@ void SimCluster::RemoveNode(const std::string& name) {
   std::vector<std::string> pods;
   for (const auto& [key, pod] : it->second.pods) pods.push_back(key);
   for (const std::string& key : pods) Recreate(Remove(key));
+  devices_.Withdraw(name);
   patch_.nodes = true;
   patch_.node_pods.insert(name);
   node_changes_.Note(name);
@@ -471,9 +480,16 @@ void SimCluster::AddPendingPod(const TraceArrival& arrival, const std::string& n
   pod.base_name = name;
   pod.seq = seq_++;
   const size_t shape = static_cast<size_t>(arrival.shape_id);
+  pod.needs = &devices_.Needs(arrival.shape_id, object.spec);
   if (shape_requests_.size() <= shape) shape_requests_.resize(shape + 1);
   if (!shape_requests_[shape].has_value()) {
-    ResourceVector request = catalog_.ToVector(object.spec.requests);
+    // An extended resource its devices serve is not asked of the node (KEP-5004).
+    ResourceList requests;
+    for (const auto& [name, q] : object.spec.requests) {
+      const std::vector<std::string>& served = pod.needs->served_requests;
+      if (std::find(served.begin(), served.end(), name) == served.end()) requests.Set(name, q);
+    }
+    ResourceVector request = catalog_.ToVector(requests);
     if (request.size() <= ResourceCatalog::kPods) request.resize(ResourceCatalog::kPods + 1, 0);
     request[ResourceCatalog::kPods] = 1;
     shape_requests_[shape] = std::move(request);
@@ -509,12 +525,20 @@ bool SimCluster::Mark(SimPod& pod) {
   return true;
 }
 
-void SimCluster::Bind(const std::string& key, const std::string& node_name) {
+void SimCluster::Bind(const std::string& key, const std::string& node_name,
+                      const DevicePlacement& devices) {
   const absl::Time now = clock_.Now();
   SimPod& pod = pods_.at(key);
   SimNode& node = nodes_.at(node_name);
   pending_.erase({pod.created, pod.seq});
+  double device_gpus = 0;
+  const std::vector<std::string> made =
+      devices_.Allocate(pod.object->spec, node_name, *pod.needs, devices, device_gpus);
   UpdatePod(pod, [&](PodObject& p) {
+    // status.resourceClaimStatuses: the claims made for its templates.
+    for (size_t i = 0; i < made.size() && i < p.spec.claim_refs.size(); ++i) {
+      if (!made[i].empty()) p.spec.claim_refs[i].made_claim = made[i];
+    }
     p.spec.node_name = node_name;
     p.phase = "Running";
     p.started = now;
@@ -538,6 +562,10 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name) {
     share_spread_.NodeUse(node.group->config->spec.id, node.gpus_used, node.gpus_used + pod.gpus,
                           now);
     node.gpus_used += pod.gpus;
+  } else if (device_gpus > 0) {
+    pod.gpus = device_gpus;
+    gpus_in_use_[node.group->config->spec.id] += pod.gpus;
+    node.gpus_used += pod.gpus;
   }
   const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));
   const std::string& group = node.group->config->spec.id;
@@ -558,6 +586,7 @@ SimPod SimCluster::Remove(std::string key) {  // NOLINT(performance-unnecessary-
   SimPod pod = std::move(it->second);
   pods_.erase(it);
   PodChanged(key, pod.node);
+  devices_.Release(key);
   if (pod.node.empty()) {
     pending_.erase({pod.created, pod.seq});
   } else if (auto n = nodes_.find(pod.node); n != nodes_.end()) {

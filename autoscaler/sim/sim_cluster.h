@@ -2,7 +2,8 @@
 // in `gpu-autoscaler simulate`, in memory. The controller reads it as a ClusterSource and acts
 // on it as a KubeWriter, exactly as on a real cluster. Its nodes follow the simulated cloud's
 // machines (registered when running, GPUs advertised once ready, a MIG layout from the node's
-// label, the Node Termination Handler's taint under a reclaim notice); its pods arrive from
+// label, DRA slices once its GPUs are up (sim_devices.h), the Node Termination Handler's taint
+// under a reclaim notice); its pods arrive from
 // the trace, run for their time once bound, and when evicted or lost with their node are
 // made again by their Job, pending from that moment. It keeps the accounts the report needs.
 #ifndef GPUA_AUTOSCALER_SIM_SIM_CLUSTER_H_
@@ -23,6 +24,7 @@
 #include "autoscaler/controller/model/kube_writer.h"
 #include "autoscaler/sim/node_change_log.h"
 #include "autoscaler/sim/share_spread.h"
+#include "autoscaler/sim/sim_devices.h"
 #include "autoscaler/sim/sim_jobs.h"
 #include "autoscaler/sim/trace.h"
 #include "autoscaler/sim/warm_buffers.h"
@@ -70,8 +72,9 @@ struct SimPod {
   std::shared_ptr<const PodObject> object;
   const TraceArrival* arrival = nullptr;
   ResourceVector request;  // its requests and one of the node's "pods", in the catalog
-  std::string base_name;   // its name in the trace; incarnations after a loss add -r1, -r2
-  int incarnation = 0;     // 0 for the first; each loss makes the next
+  const PodDeviceNeeds* needs = nullptr;  // what it asks of DRA, per its shape
+  std::string base_name;  // its name in the trace; incarnations after a loss add -r1, -r2
+  int incarnation = 0;    // 0 for the first; each loss makes the next
   absl::Time created;
   int64_t seq = 0;  // its place in the pending queue
   absl::Time bound = absl::InfiniteFuture();
@@ -100,7 +103,9 @@ struct ClusterAccounts {
 
 class SimCluster : public ClusterSource, public KubeWriter {
  public:
-  SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock);
+  // `dra`: the trace's DeviceClasses, ResourceClaimTemplates and ResourceClaims, if any.
+  SimCluster(const std::vector<NodeGroupConfig>& groups, Clock& clock,
+             const std::shared_ptr<const DraObjects>& dra = nullptr);
 
   // ClusterSource: one view kept from loop to loop and patched with what changed since.
   std::shared_ptr<const ClusterView> View() const override;
@@ -165,7 +170,10 @@ class SimCluster : public ClusterSource, public KubeWriter {
     return node_changes_.ChangedSince(version, names);
   }
   bool IsBound(const std::string& key) const;
-  void Bind(const std::string& key, const std::string& node);
+  // `devices`: where its claims get their devices there (SimDevices::Place on the node's own
+  // use); empty for a pod that asks for none.
+  void Bind(const std::string& key, const std::string& node, const DevicePlacement& devices = {});
+  const SimDevices& devices() const { return devices_; }
   // Marks it PodScheduled=False/Unschedulable (its nominated node cleared), found no node at
   // this room_version(); true when that changed it (an update the binary wakes its loop for).
   bool MarkUnschedulable(const std::string& key);
@@ -250,6 +258,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::string, int> gang_bound_;
   ClusterAccounts accounts_;
   ShareSpreadTally share_spread_;
+  SimDevices devices_;
 
   // What changed since the view was last handed out: rebuilding it from every pod each loop
   // was a fifth of the loop.

@@ -86,9 +86,20 @@ void SimScheduler::FollowChanges(const SimCluster& cluster, const SimPod& pod,
   }
 }
 
-std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
-                                   const Claims& claims) {
-  const std::string* best = nullptr;
+std::optional<DevicePlacement> SimScheduler::PlaceDevices(const SimCluster& cluster,
+                                                          const SimPod& pod,
+                                                          const std::string& node,
+                                                          const DevicesTaken& taken) {
+  if (pod.needs == nullptr || pod.needs->devices == nullptr) return DevicePlacement();
+  auto tentative = taken.find(node);
+  const dra::DeviceUse* use =
+      tentative != taken.end() ? &tentative->second : cluster.devices().Use(node);
+  return cluster.devices().Place(*pod.needs, node, use);
+}
+
+SimScheduler::Choice SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
+                                            const Claims& claims, const DevicesTaken& taken) {
+  Choice best;
   bool best_avoided = true;
   double best_score = 0;
   for (const auto& [name, node_ptr] : AdmittingNodes(cluster, pod)) {
@@ -98,14 +109,16 @@ std::string SimScheduler::FindNode(const SimCluster& cluster, const SimPod& pod,
     if (!Fits(pod.request, free)) continue;
     const bool avoided = PrefersNotTo(node, pod);
     const double score = Score(node, free, pod);
-    if (best == nullptr || (best_avoided && !avoided) ||
-        (avoided == best_avoided && score > best_score)) {
-      best = &name;
-      best_avoided = avoided;
-      best_score = score;
-    }
+    const bool better = best.node.empty() || (best_avoided && !avoided) ||
+                        (avoided == best_avoided && score > best_score);
+    if (!better) continue;
+    std::optional<DevicePlacement> devices = PlaceDevices(cluster, pod, name, taken);
+    if (!devices.has_value()) continue;
+    best = {name, *std::move(devices)};
+    best_avoided = avoided;
+    best_score = score;
   }
-  return best == nullptr ? std::string() : *best;
+  return best;
 }
 
 int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
@@ -114,18 +127,24 @@ int SimScheduler::ScheduleGang(SimCluster& cluster, const std::string& gang,
   const int bound = cluster.BoundMembers(gang);
   const int need = ref.min_member > 0 ? ref.min_member : bound + static_cast<int>(members.size());
   Claims claims;
-  std::vector<std::pair<std::string, std::string>> placed;  // pod -> node
+  DevicesTaken taken;
+  std::vector<std::pair<std::string, Choice>> placed;  // pod -> node
   for (const std::string& key : members) {
     const SimPod& pod = cluster.pod(key);
-    const std::string node = FindNode(cluster, pod, claims);
-    if (node.empty()) continue;
-    auto [it, added] = claims.try_emplace(node, cluster.nodes().at(node).free);
+    Choice choice = FindNode(cluster, pod, claims, taken);
+    if (choice.node.empty()) continue;
+    auto [it, added] = claims.try_emplace(choice.node, cluster.nodes().at(choice.node).free);
     SubtractFrom(it->second, pod.request);
-    placed.emplace_back(key, node);
+    if (const dra::DeviceUse* use = cluster.devices().Use(choice.node); use != nullptr) {
+      auto [t, fresh] = taken.try_emplace(choice.node, *use);
+      for (const auto& picks : choice.devices) t->second.Take(picks);
+    }
+    placed.emplace_back(key, std::move(choice));
   }
   int marked = 0;
   if (bound + static_cast<int>(placed.size()) >= need) {
-    for (const auto& [key, node] : placed) cluster.Bind(key, node);
+    // Bound in the order placed: each member gets the devices it was placed on.
+    for (const auto& [key, choice] : placed) cluster.Bind(key, choice.node, choice.devices);
     for (const std::string& key : members) {
       if (!cluster.IsBound(key)) marked += cluster.MarkUnschedulable(key);
     }
@@ -158,13 +177,17 @@ bool SimScheduler::BindNominated(SimCluster& cluster, const std::string& key, co
   ResourceVector free = room->second;  // its own room is kept for it
   AddInto(free, pod.request);
   if (!Admits(name, node->second, pod) || !Fits(pod.request, free)) return false;
-  cluster.Bind(key, name);
+  std::optional<DevicePlacement> devices = PlaceDevices(cluster, pod, name, {});
+  if (!devices.has_value()) return false;
+  cluster.Bind(key, name, *devices);
   return true;
 }
 
 bool SimScheduler::SomeNodeHasRoom(const SimCluster& cluster, const SimPod& pod) {
   for (const auto& [name, node] : AdmittingNodes(cluster, pod)) {
-    if (Fits(pod.request, node->free)) return true;
+    if (Fits(pod.request, node->free) && PlaceDevices(cluster, pod, name, {}).has_value()) {
+      return true;
+    }
   }
   return false;
 }
@@ -213,9 +236,10 @@ int SimScheduler::Run(SimCluster& cluster) {
     if (nominated && BindNominated(cluster, key, pod, kept)) continue;  // its room was kept
     if (nominated || !no_room.contains(pod.arrival->shape_id)) {
       if (nominated) release(pod);
-      const std::string node = FindNode(cluster, pod, kept);
-      if (!node.empty()) {
-        cluster.Bind(key, node);
+      Choice choice = FindNode(cluster, pod, kept);
+      if (!choice.node.empty()) {
+        const std::string node = choice.node;
+        cluster.Bind(key, node, choice.devices);
         take(node, pod);
         continue;
       }

@@ -6,7 +6,9 @@
 // last. A pod nominated to a node (status.nominatedNodeName) is tried there first, and its room
 // there is kept from other pods, as kube-scheduler's nominator does; a failed attempt clears
 // the nomination, and an unschedulable nominated pod is tried again only once some node has
-// room for it (kube-scheduler's queueing hints). A gang is bound only when
+// room for it (kube-scheduler's queueing hints). A pod with DRA claims goes only where its
+// claims get devices, as the scheduler's DRA plugin allocates them (sim_devices.h); the first
+// node found by score is the one whose devices it gets. A gang is bound only when
 // enough members to start are bound or can be bound together (kube-scheduler's coscheduling
 // Permit). What fits nowhere is marked unschedulable, which is
 // what the autoscaler watches for.
@@ -14,6 +16,7 @@
 #define GPUA_AUTOSCALER_SIM_SIM_SCHEDULER_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,9 +38,20 @@ class SimScheduler {
  private:
   // Free room of nodes claimed by a gang's tentative placements, by node name.
   using Claims = std::map<std::string, ResourceVector>;
+  // DRA devices of nodes that a gang's tentative placements took, by node name.
+  using DevicesTaken = std::map<std::string, dra::DeviceUse>;
 
-  // The best node for the pod, or empty.
-  std::string FindNode(const SimCluster& cluster, const SimPod& pod, const Claims& claims);
+  struct Choice {
+    std::string node;  // empty: none
+    DevicePlacement devices;
+  };
+  // The best node for the pod.
+  Choice FindNode(const SimCluster& cluster, const SimPod& pod, const Claims& claims,
+                  const DevicesTaken& taken = {});
+  // Where the pod's claims get devices on the node; nullopt when they cannot.
+  static std::optional<DevicePlacement> PlaceDevices(const SimCluster& cluster, const SimPod& pod,
+                                                     const std::string& node,
+                                                     const DevicesTaken& taken);
   // Whether the node's labels, taints, cordon and GPUs admit the pod (remembered on the node
   // until it changes).
   bool Admits(const std::string& name, const SimNode& node, const SimPod& pod);

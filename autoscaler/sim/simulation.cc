@@ -15,6 +15,7 @@
 #include "autoscaler/sim/whole_gpus.h"
 #include "base/status_macros.h"
 #include "cloudproviders/simulated/simulated_cloud.h"
+#include "estimator/dra/template_slices.h"
 #include "estimator/gpu/gpu_inventory_reader.h"
 
 namespace gpua::sim {
@@ -27,6 +28,9 @@ const absl::Time kStart = absl::FromUnixSeconds(1'799'971'200);
 
 int GpusPerNode(const NodeGroupConfig& g) {
   const NodeTemplate& t = g.spec.node_template;
+  if (dra::GpusAreDevices(!t.resource_slices.empty(), t.allocatable)) {
+    return dra::WholeGpuDevices(t.resource_slices);
+  }
   auto gpus = ReadGpuInventory(t.labels, t.annotations, t.allocatable, g.spec.id);
   return gpus.ok() && gpus->has_value() ? (*gpus)->physical_count() : 0;
 }
@@ -106,7 +110,7 @@ class Run {
         clock_(kStart),
         log_(clock_, options.log, options.verbosity),
         cloud_(options.groups, clock_, CloudOptions(options)),
-        cluster_(options.groups, clock_),
+        cluster_(options.groups, clock_, trace.dra),
         scheduler_(options.scoring),
         soak_(NewSoak(trace, options)),
         restarts_(options.restart_controller_at),

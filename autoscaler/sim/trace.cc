@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
@@ -33,26 +34,59 @@ absl::Status CheckSimulatable(const PodSpec& pod, const JsonReader& where) {
   return absl::OkStatus();
 }
 
-// Reads and caches the pods of lines; equal fragments and templates make one shape.
+// The kinds a trace may carry beside its pods.
+bool IsTraceDraKind(absl::string_view kind) {
+  return kind == "DeviceClass" || kind == "ResourceClaim" || kind == "ResourceClaimTemplate";
+}
+
+// Reads and caches the pods of lines; equal fragments and templates make one shape. The DRA
+// objects of the files it reads go to `dra`.
 class ShapeReader {
  public:
-  explicit ShapeReader(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  ShapeReader(std::string base_dir, DraObjects& dra) : base_dir_(std::move(base_dir)), dra_(dra) {}
 
   absl::StatusOr<nlohmann::json> Template(const JsonReader& field) {
-    GPUA_ASSIGN_OR_RETURN(std::string path, field.String());
-    if (path.empty()) return field.Error("empty path");
-    const std::string full = std::filesystem::path(path).is_absolute()
-                                 ? path
-                                 : (std::filesystem::path(base_dir_) / path).string();
+    GPUA_ASSIGN_OR_RETURN(std::string full, Path(field));
     auto cached = templates_.find(full);
     if (cached != templates_.end()) return cached->second;
-    absl::StatusOr<std::string> text = ReadFile(full, kMaxConfigFileBytes);
-    if (!text.ok()) return field.Error(text.status().message());
-    absl::StatusOr<std::vector<nlohmann::json>> objects = ParseObjects(*text, full);
-    if (!objects.ok()) return field.Error(objects.status().message());
-    if (objects->size() != 1)
-      return field.Error(absl::StrCat(full, " holds ", objects->size(), " objects, not one Pod"));
-    return templates_[full] = std::move((*objects)[0]);
+    GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> objects, Objects(full, field));
+    std::vector<nlohmann::json> pods;
+    for (nlohmann::json& o : objects) {
+      if (!o.is_object() || !o.contains("kind") || o["kind"] == "Pod") {
+        pods.push_back(std::move(o));
+      } else {
+        GPUA_RETURN_IF_ERROR(AddObject(o, field, full));
+      }
+    }
+    if (pods.size() != 1)
+      return field.Error(absl::StrCat(full, " holds ", pods.size(), " Pods, not one"));
+    return templates_[full] = std::move(pods[0]);
+  }
+
+  // An {"objects": path} line: every object of the file is a DRA object.
+  absl::Status ObjectsFile(const JsonReader& field) {
+    GPUA_ASSIGN_OR_RETURN(std::string full, Path(field));
+    if (!object_files_.insert(full).second) return absl::OkStatus();
+    GPUA_ASSIGN_OR_RETURN(std::vector<nlohmann::json> objects, Objects(full, field));
+    for (const nlohmann::json& o : objects) GPUA_RETURN_IF_ERROR(AddObject(o, field, full));
+    return absl::OkStatus();
+  }
+
+  absl::Status AddObject(const nlohmann::json& object, const JsonReader& where,
+                         absl::string_view file) {
+    const std::string in = file.empty() ? "" : absl::StrCat(file, ": ");
+    const nlohmann::json* kind = object.is_object() ? &object["kind"] : nullptr;
+    const std::string name = kind != nullptr && kind->is_string() ? kind->get<std::string>() : "";
+    if (!IsTraceDraKind(name)) {
+      return where.Error(
+          absl::StrCat(in, name.empty() ? "an object without a kind" : absl::StrCat("a ", name),
+                       " is not what a trace carries beside its pods (DeviceClass, ResourceClaim, "
+                       "ResourceClaimTemplate)"));
+    }
+    if (absl::Status s = AddDraObject(object, dra_); !s.ok()) {
+      return where.Error(absl::StrCat(in, s.message()));
+    }
+    return absl::OkStatus();
   }
 
   // The line's pod, owned by Job `name`; id says which shape it is.
@@ -89,7 +123,26 @@ class ShapeReader {
   int shapes() const { return static_cast<int>(ids_.size()); }
 
  private:
+  absl::StatusOr<std::string> Path(const JsonReader& field) const {
+    GPUA_ASSIGN_OR_RETURN(std::string path, field.String());
+    if (path.empty()) return field.Error("empty path");
+    return std::filesystem::path(path).is_absolute()
+               ? path
+               : (std::filesystem::path(base_dir_) / path).string();
+  }
+
+  static absl::StatusOr<std::vector<nlohmann::json>> Objects(const std::string& full,
+                                                             const JsonReader& field) {
+    absl::StatusOr<std::string> text = ReadFile(full, kMaxConfigFileBytes);
+    if (!text.ok()) return field.Error(text.status().message());
+    absl::StatusOr<std::vector<nlohmann::json>> objects = ParseObjects(*text, full);
+    if (!objects.ok()) return field.Error(objects.status().message());
+    return *std::move(objects);
+  }
+
   std::string base_dir_;
+  DraObjects& dra_;
+  std::set<std::string> object_files_;
   std::map<std::string, nlohmann::json> templates_;
   std::map<std::string, int> ids_;
 };
@@ -171,7 +224,8 @@ absl::Status ReadArrival(const JsonReader& r, const nlohmann::json& json, int li
   GPUA_ASSIGN_OR_RETURN(auto shape, shapes.Shape(pod, ns, a.name, where));
   a.shape = std::move(shape.first);
   a.shape_id = shape.second;
-  a.gpu = AsksForGpus(a.shape->spec.requests);
+  // A pod with claims is counted with the GPU pods: its claims are for GPUs as a rule.
+  a.gpu = AsksForGpus(a.shape->spec.requests) || !a.shape->spec.claim_refs.empty();
   if (a.gang && a.shape->spec.gang.has_value()) {
     return r.Field("gang").Error("the pod names a pod group already");
   }
@@ -224,6 +278,40 @@ absl::Status CheckPodNames(const std::vector<TraceArrival>& arrivals, absl::stri
   return absl::OkStatus();
 }
 
+absl::Status ReadObjects(const JsonReader& r, const nlohmann::json& json, ShapeReader& shapes) {
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"objects", "object"}));
+  if (r.Has("objects") == r.Has("object")) return r.Error("give one of objects and object");
+  if (r.Has("objects")) return shapes.ObjectsFile(r.Field("objects"));
+  return shapes.AddObject(json["object"], r.Field("object"), "");
+}
+
+// Every claim a pod names, and every class a claim asks for, is in the trace: the
+// simulation would otherwise leave the pod pending for a typo.
+absl::Status CheckClaims(const std::vector<TraceArrival>& arrivals, const DraObjects& dra,
+                         absl::string_view source) {
+  std::set<int> checked;
+  for (const TraceArrival& a : arrivals) {
+    const PodSpec& pod = a.shape->spec;
+    if (pod.claim_refs.empty() || !checked.insert(a.shape_id).second) continue;
+    const std::string where = absl::StrCat(source, " line ", a.line, ": pod ", a.name, ": ");
+    for (const dra::PodClaim& c :
+         dra::ResolvePodClaims(pod.namespace_name, pod.claim_refs, dra.catalog)) {
+      if (!c.unresolved.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(where, c.unresolved.message()));
+      }
+      for (const dra::DeviceRequest& request : c.spec->requests) {
+        for (const dra::ExactRequest& exact : request.alternatives) {
+          if (dra.classes->contains(exact.device_class_name)) continue;
+          return absl::InvalidArgumentError(
+              absl::StrCat(where, "claim ", c.name, ", request ", request.name, ": DeviceClass ",
+                           exact.device_class_name, " is not in the trace"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void GiveDisruptionBudget(TraceArrival& arrival, int min_available) {
@@ -264,7 +352,8 @@ absl::StatusOr<absl::Duration> ParseTraceDuration(absl::string_view text) {
 absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view source,
                                  const std::string& base_dir) {
   Trace trace;
-  ShapeReader shapes(base_dir);
+  auto dra = std::make_shared<DraObjects>();
+  ShapeReader shapes(base_dir, *dra);
   int line = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line;
@@ -279,8 +368,16 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
       return absl::InvalidArgumentError(absl::StrCat(where, "not a JSON object"));
     }
     const JsonReader r(json, where);
+    if (r.Has("objects") || r.Has("object")) {
+      GPUA_RETURN_IF_ERROR(ReadObjects(r, json, shapes));
+      continue;
+    }
     GPUA_RETURN_IF_ERROR(r.Has("stockout") ? ReadStockout(r, line, trace)
                                            : ReadArrival(r, json, line, shapes, trace));
+  }
+  GPUA_RETURN_IF_ERROR(CheckClaims(trace.arrivals, *dra, source));
+  if (!dra->classes->empty() || !dra->catalog.claims.empty() || !dra->catalog.templates.empty()) {
+    trace.dra = std::move(dra);
   }
   if (trace.arrivals.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(source, ": no pod arrives"));
@@ -298,6 +395,7 @@ absl::StatusOr<Trace> ParseTrace(absl::string_view text, absl::string_view sourc
 Trace TraceUntil(const Trace& trace, absl::Duration until) {
   Trace out;
   out.shapes = trace.shapes;
+  out.dra = trace.dra;
   for (const TraceArrival& a : trace.arrivals) {
     if (a.at >= until) continue;
     TraceArrival cut = a;

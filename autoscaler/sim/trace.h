@@ -13,6 +13,13 @@
 // makes them one gang that starts only when every member is bound. Pods are owned by a Job
 // of the line's name, so they may move when their node is drained. A malformed line is an
 // error naming its line and field, before anything is simulated.
+//
+// Pods may ask for DRA devices (spec.resourceClaims, or an extended resource a DeviceClass
+// serves). The DeviceClasses, ResourceClaimTemplates and ResourceClaims they use come from
+// the same files as the pods (a podTemplate file may hold them beside its Pod, a v1 List may
+// mix kinds), from an {"objects": "classes.yaml"} line, or inline, one {"object": {...}} a
+// line. A claim or template no pod can find, or a class no claim can find, is an error
+// naming the line.
 #ifndef GPUA_AUTOSCALER_SIM_TRACE_H_
 #define GPUA_AUTOSCALER_SIM_TRACE_H_
 
@@ -24,6 +31,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "kubeobjects/dra_objects.h"
 #include "kubeobjects/pods.h"
 
 namespace gpua::sim {
@@ -65,6 +73,9 @@ struct TraceStockout {
 struct Trace {
   std::vector<TraceArrival> arrivals;  // by time, then line
   std::vector<TraceStockout> stockouts;
+  // The DeviceClasses, ResourceClaimTemplates and ResourceClaims the pods' claims use; null
+  // when the trace has none.
+  std::shared_ptr<const DraObjects> dra;
   int shapes = 0;
   absl::Duration end;  // when the last pod would finish, started on arrival
   int64_t pods() const;
