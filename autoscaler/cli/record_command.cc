@@ -157,11 +157,19 @@ int RecordDumpFile(const std::string& path, const RecordFlags& f, const CommandI
   return Finish(trace, f, io);
 }
 
-// A PodGroup as the informer lends it: kept whole (it is small), with the kind and version
-// its collection says, which list items may leave out.
-struct SeenGroup {
+// A PodGroup or DRA object as the informer lends it: kept whole (it is small), with the kind
+// and version its collection says, which list items may leave out.
+struct SeenObject {
   nlohmann::json object;
   std::string resource_version;
+};
+
+// A collection of objects kept whole, and where to look when the server does not serve it.
+struct ObjectCollection {
+  const char* kind;
+  const char* resource;
+  bool namespaced;
+  std::vector<const char*> api_versions;  // the first served is read
 };
 
 // The PodGroup collections gangs' sizes come from; either may be missing (no CRD, no RBAC).
@@ -174,6 +182,16 @@ constexpr GroupCollection kPodGroupCollections[] = {
     {"scheduling.x-k8s.io/v1alpha1", "scheduling.x-k8s.io/v1beta1"},
 };
 
+// What the pods' DRA claims use (resource.k8s.io: v1 from 1.34, the betas before); absent or
+// forbidden reads as none, and the pods that name them are left out with the reason.
+std::vector<ObjectCollection> DraCollections() {
+  const std::vector<const char*> versions = {"resource.k8s.io/v1", "resource.k8s.io/v1beta2",
+                                             "resource.k8s.io/v1beta1"};
+  return {{"DeviceClass", "deviceclasses", false, versions},
+          {"ResourceClaimTemplate", "resourceclaimtemplates", true, versions},
+          {"ResourceClaim", "resourceclaims", true, versions}};
+}
+
 // The pods (and PodGroups) of a cluster, listed and watched into a recorder.
 class LiveRecording {
  public:
@@ -185,22 +203,23 @@ class LiveRecording {
         client, Collection("/api/v1", "pods", f.namespace_name), pods_, io.clock, options));
     options.optional = true;
     for (const GroupCollection& c : kPodGroupCollections) {
-      auto& informer = groups_.emplace_back(std::make_unique<kube::Informer<SeenGroup>>(
-          [api = std::string(c.api_version)](const JsonReader& o) -> absl::StatusOr<SeenGroup> {
-            SeenGroup g{o.ToJson(), ""};
+      auto& informer = groups_.emplace_back(std::make_unique<kube::Informer<SeenObject>>(
+          [api = std::string(c.api_version)](const JsonReader& o) -> absl::StatusOr<SeenObject> {
+            SeenObject g{o.ToJson(), ""};
             if (!g.object.contains("apiVersion")) g.object["apiVersion"] = api;
             g.object["kind"] = "PodGroup";
             GPUA_ASSIGN_OR_RETURN(g.resource_version,
                                   o.Field("metadata").Field("resourceVersion").String());
             return g;
           },
-          kube::Informer<SeenGroup>::Handlers{}, log_));
+          kube::Informer<SeenObject>::Handlers{}, log_));
       options.fallback_paths = {
           Collection(absl::StrCat("/apis/", c.fallback_version), "podgroups", f.namespace_name)};
       reflectors_.push_back(std::make_unique<kube::Reflector>(
           client, Collection(absl::StrCat("/apis/", c.api_version), "podgroups", f.namespace_name),
           *informer, io.clock, options));
     }
+    for (const ObjectCollection& c : DraCollections()) AddWhole(client, c, f, options);
   }
   ~LiveRecording() { Stop(); }
 
@@ -210,6 +229,7 @@ class LiveRecording {
   bool Synced() const {
     bool synced = pods_.synced();
     for (const auto& g : groups_) synced = synced && g->synced();
+    for (const auto& d : dra_) synced = synced && d->synced();
     return synced;
   }
   void Stop() {
@@ -222,8 +242,13 @@ class LiveRecording {
     for (const auto& g : groups_) {
       for (const auto& seen : g->List()) groups.push_back(seen->object);
     }
+    std::vector<nlohmann::json> dra;
+    for (const auto& d : dra_) {
+      for (const auto& seen : d->List()) dra.push_back(seen->object);
+    }
     absl::MutexLock lock(&mu_);
     recorder_.SetGangSizes(PodGroupMinMembers(groups));
+    recorder_.SetDraObjects(std::move(dra));
     return recorder_.Write(window);
   }
   LogSink& log() { return log_; }
@@ -233,6 +258,29 @@ class LiveRecording {
                                 const std::string& ns) {
     return ns.empty() ? absl::StrCat(prefix, "/", resource)
                       : absl::StrCat(prefix, "/namespaces/", ns, "/", resource);
+  }
+
+  // An informer keeping the collection's objects whole, each marked with its kind.
+  void AddWhole(kube::ApiClient& client, const ObjectCollection& c, const RecordFlags& f,
+                kube::ReflectorOptions options) {
+    auto& informer = dra_.emplace_back(std::make_unique<kube::Informer<SeenObject>>(
+        [kind = std::string(c.kind)](const JsonReader& o) -> absl::StatusOr<SeenObject> {
+          SeenObject seen{o.ToJson(), ""};
+          seen.object["kind"] = kind;
+          GPUA_ASSIGN_OR_RETURN(seen.resource_version,
+                                o.Field("metadata").Field("resourceVersion").String());
+          return seen;
+        },
+        kube::Informer<SeenObject>::Handlers{}, log_));
+    const std::string ns = c.namespaced ? f.namespace_name : "";
+    options.fallback_paths.clear();
+    for (size_t v = 1; v < c.api_versions.size(); ++v) {
+      options.fallback_paths.push_back(
+          Collection(absl::StrCat("/apis/", c.api_versions[v]), c.resource, ns));
+    }
+    reflectors_.push_back(std::make_unique<kube::Reflector>(
+        client, Collection(absl::StrCat("/apis/", c.api_versions[0]), c.resource, ns), *informer,
+        io_.clock, options));
   }
 
   kube::Informer<SeenPod>::Handlers PodHandlers() {
@@ -260,7 +308,8 @@ class LiveRecording {
   absl::Mutex mu_;
   sim::TraceRecorder recorder_ ABSL_GUARDED_BY(mu_);
   kube::Informer<SeenPod> pods_;
-  std::vector<std::unique_ptr<kube::Informer<SeenGroup>>> groups_;
+  std::vector<std::unique_ptr<kube::Informer<SeenObject>>> groups_;
+  std::vector<std::unique_ptr<kube::Informer<SeenObject>>> dra_;
   std::vector<std::unique_ptr<kube::Reflector>> reflectors_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};

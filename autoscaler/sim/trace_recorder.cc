@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "autoscaler/sim/recorded_claims.h"
 #include "estimator/gpu/gpu_resource.h"
 #include "kubeobjects/api_time.h"
 #include "kubeobjects/pod_groups.h"
@@ -114,6 +115,10 @@ nlohmann::json Containers(const nlohmann::json& list, const char* prefix, bool& 
       const nlohmann::json& q = At(c, {"resources", part});
       if (q.is_object() && !q.empty()) kept["resources"][part] = q;
     }
+    if (const nlohmann::json& claims = At(c, {"resources", "claims"});
+        claims.is_array() && !claims.empty()) {
+      kept["resources"]["claims"] = claims;
+    }
     if (const nlohmann::json& restart = At(c, {"restartPolicy"}); restart.is_string()) {
       kept["restartPolicy"] = restart;  // an init container run as a sidecar
     }
@@ -132,7 +137,8 @@ Fragment SchedulingFragment(const nlohmann::json& pod) {
       {"containers", Containers(At(spec, {"containers"}), "c", f.host_ports)}};
   const nlohmann::json init = Containers(At(spec, {"initContainers"}), "i", f.host_ports);
   if (!init.empty()) out_spec["initContainers"] = init;
-  for (const char* key : {"nodeSelector", "tolerations", "priority", "overhead"}) {
+  for (const char* key :
+       {"nodeSelector", "tolerations", "priority", "overhead", "resourceClaims"}) {
     const nlohmann::json& v = At(spec, {key});
     if (!v.is_null() && !(v.is_object() && v.empty()) && !(v.is_array() && v.empty())) {
       out_spec[key] = v;
@@ -294,7 +300,10 @@ std::string Header(const RecordedTrace& t, const RecordWindow& window) {
                    " still running at the end, cut there."),
       absl::StrCat("# Left out: ", s.never_bound, " never bound, ", s.ended_before,
                    " ended before the window, ", s.node_pods, " DaemonSet or static pods, ",
-                   s.not_gpu, " without GPUs, ", s.unreadable, " unreadable."),
+                   s.not_gpu, " without GPUs, ", s.unreadable, " unreadable, ", s.claims_unseen,
+                   " naming a claim or claim template not seen."),
+      absl::StrCat("# DRA: ", s.dra_objects,
+                   " DeviceClasses, claim templates and claims the pods' claims use."),
       absl::StrCat("# Dropped, as simulate does not model them: pod affinity from ",
                    s.pod_affinity_dropped, " pods, topology spread from ", s.spread_dropped,
                    ", host ports from ", s.host_ports_dropped, "."),
@@ -359,9 +368,9 @@ nlohmann::json SlimPod(nlohmann::json pod) {
     }
   }
   if (auto& spec = slim["spec"]; spec.is_object()) {
-    spec =
-        Keep(spec, {"nodeName", "nodeSelector", "affinity", "tolerations", "priority", "overhead",
-                    "schedulerName", "topologySpreadConstraints", "containers", "initContainers"});
+    spec = Keep(spec, {"nodeName", "nodeSelector", "affinity", "tolerations", "priority",
+                       "overhead", "schedulerName", "topologySpreadConstraints", "containers",
+                       "initContainers", "resourceClaims"});
     for (const char* list : {"containers", "initContainers"}) {
       auto containers = spec.find(list);
       if (containers == spec.end() || !containers->is_array()) continue;
@@ -471,7 +480,8 @@ Times TimesOf(const TraceRecorder::Life& life) {
 // The pods that ran before the window's end, and why the others are left out.
 std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life>& lives,
                                  const absl::flat_hash_map<std::string, int32_t>& gang_sizes,
-                                 const RecordWindow& window, RecordSummary& s) {
+                                 const RecordedClaims& claims, const RecordWindow& window,
+                                 RecordSummary& s) {
   std::vector<Recorded> pods;
   for (const auto& [key, life] : lives) {
     const nlohmann::json pod = nlohmann::json::parse(life.last);
@@ -487,7 +497,7 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
       ++s.node_pods;
       continue;
     }
-    const bool gpu = AsksForGpus(spec.requests);
+    const bool gpu = AsksForGpus(spec.requests) || !spec.claim_refs.empty();
     if (window.gpu_only && !gpu) {
       ++s.not_gpu;
       continue;
@@ -503,6 +513,12 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
     }
     if (!Finite(t.created) || t.bound > window.end || t.bound >= t.ended) {
       ++s.never_bound;
+      continue;
+    }
+    if (const std::string unseen = claims.Unseen(spec.namespace_name, pod); !unseen.empty()) {
+      ++s.claims_unseen;
+      s.problems.push_back(
+          absl::StrCat("Pod ", spec.namespace_name, "/", spec.name, ": ", unseen, " was not seen"));
       continue;
     }
     if (t.ended > window.end) ++s.still_running;
@@ -536,7 +552,8 @@ std::vector<Recorded> Candidates(const std::map<std::string, TraceRecorder::Life
 RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
   RecordedTrace out;
   RecordSummary& s = out.summary;
-  std::vector<Recorded> pods = Candidates(lives_, gang_sizes_, window, s);
+  RecordedClaims claims(dra_objects_, window.keep_names);
+  std::vector<Recorded> pods = Candidates(lives_, gang_sizes_, claims, window, s);
   absl::Time start = window.start;
   if (!Finite(start)) {
     start = window.end;
@@ -556,12 +573,16 @@ RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
     kept.push_back(std::move(r));
   }
   Writer writer(window, start, s);
-  const std::vector<Line> lines = writer.Lines(std::move(kept));
+  std::vector<Line> lines = writer.Lines(std::move(kept));
   s.lines = static_cast<int64_t>(lines.size());
   out.zero = writer.zero();
   out.start = start;
   out.end = window.end;
+  for (Line& line : lines) claims.Use(line.ns, line.pod);
   std::string body;
+  const std::vector<std::string> objects = claims.Lines();
+  s.dra_objects = static_cast<int64_t>(objects.size());
+  for (const std::string& object : objects) absl::StrAppend(&body, object, "\n");
   for (const Line& line : lines) absl::StrAppend(&body, LineText(line, window.keep_names), "\n");
   out.text = Header(out, window) + body;
   return out;
@@ -570,11 +591,16 @@ RecordedTrace TraceRecorder::Write(const RecordWindow& window) const {
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder) {
   int64_t not_pods = 0;
   std::vector<nlohmann::json> groups;
+  std::vector<nlohmann::json> dra;
   for (const nlohmann::json& o : objects) {
     const bool event = o.is_object() && o.contains("type") && o.contains("object");
     const nlohmann::json& pod = event ? o["object"] : o;
-    if (pod.is_object() && pod.value("kind", "") == "PodGroup") {
+    const std::string kind = pod.is_object() ? pod.value("kind", "") : "";
+    if (kind == "PodGroup") {
       groups.push_back(pod);
+    } else if (kind == "DeviceClass" || kind == "ResourceClaimTemplate" ||
+               kind == "ResourceClaim") {
+      dra.push_back(pod);
     } else if (!IsPodObject(pod) || !pod.contains("spec")) {
       ++not_pods;
     } else if (event && o["type"] == "DELETED") {
@@ -584,6 +610,7 @@ int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& re
     }
   }
   recorder.SetGangSizes(PodGroupMinMembers(groups));
+  recorder.SetDraObjects(std::move(dra));
   return not_pods;
 }
 

@@ -2,8 +2,10 @@
 // of them for `simulate`: when each arrived (creationTimestamp), how long it ran once bound
 // (from PodScheduled=True to its containers' end, its deletion, or the end of the recording),
 // what the scheduler reads of it (requests, selectors, node affinity, tolerations, priority,
-// the annotations this project reads), and the gangs its PodGroup makes. Names and
-// namespaces are left out unless asked for; labels always are.
+// the annotations this project reads, its DRA claims), and the gangs its PodGroup makes, with
+// the DeviceClasses, ResourceClaimTemplates and ResourceClaims its claims use
+// (recorded_claims.h). Names and namespaces of pods are left out unless asked for; labels
+// always are.
 #ifndef GPUA_AUTOSCALER_SIM_TRACE_RECORDER_H_
 #define GPUA_AUTOSCALER_SIM_TRACE_RECORDER_H_
 
@@ -41,6 +43,10 @@ struct RecordSummary {
   int64_t node_pods = 0;        // left out: DaemonSet and static pods come with their nodes
   int64_t not_gpu = 0;          // left out with gpu_only
   int64_t unreadable = 0;       // left out; each is in `problems`
+  // Left out: they name a claim or claim template the record did not see (each is in
+  // `problems`); simulate could not resolve them.
+  int64_t claims_unseen = 0;
+  int64_t dra_objects = 0;  // DeviceClasses, claim templates and claims the trace carries
   // Dropped from pods that had them: `simulate` does not model rules between pods.
   int64_t pod_affinity_dropped = 0;
   int64_t spread_dropped = 0;
@@ -67,6 +73,9 @@ class TraceRecorder {
   void SetGangSizes(absl::flat_hash_map<std::string, int32_t> min_members) {
     gang_sizes_ = std::move(min_members);
   }
+  // The cluster's DeviceClasses, ResourceClaimTemplates and ResourceClaims, as listed (each
+  // with its kind), for the pods' claims.
+  void SetDraObjects(std::vector<nlohmann::json> objects) { dra_objects_ = std::move(objects); }
 
   // The latest time any pod says something happened (created, bound, ended, deleted): where
   // a dump ends.
@@ -99,13 +108,15 @@ class TraceRecorder {
 
   std::map<std::string, Life> lives_;  // by uid (namespace/name when it has none)
   absl::flat_hash_map<std::string, int32_t> gang_sizes_;
+  std::vector<nlohmann::json> dra_objects_;
 };
 
 // Feeds the objects of a kubectl dump to `recorder`: `kubectl get pods -o json` (a List),
 // with `--watch` (one Pod after another) or `--output-watch-events` ({"type", "object"}, where
 // DELETED says the pod went). Times come from the pods themselves. PodGroups in it
-// (`kubectl get pods,podgroups`) give their gangs' sizes. Returns how many objects were
-// neither (left out).
+// (`kubectl get pods,podgroups`) give their gangs' sizes, and DeviceClasses,
+// ResourceClaimTemplates and ResourceClaims in it the pods' claims. Returns how many objects
+// were none of these (left out).
 int64_t RecordDump(const std::vector<nlohmann::json>& objects, TraceRecorder& recorder);
 
 // What the recorder keeps of a pod: what its decoding reads (the scheduling fields, the

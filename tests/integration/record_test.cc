@@ -82,9 +82,10 @@ TEST_CASE(
                                             {"controller", true}}};
   Bind(daemon, long_ago);
   server.Upsert("pods", daemon);
-  // No PodGroup collection is served, so the next watch is the pods' own.
+  // No PodGroup or DRA collection is served, so the next watch is the pods' own.
   server.RefusePath("/apis/scheduling.volcano.sh/", 404);
   server.RefusePath("/apis/scheduling.x-k8s.io/", 404);
+  server.RefusePath("/apis/resource.k8s.io/", 404);
   server.CutNextWatchAfter(60);
 
   const std::string out = (std::filesystem::temp_directory_path() / "gpua-record-1.jsonl").string();
@@ -277,6 +278,59 @@ TEST_CASE("record reads gangs' sizes from PodGroups, and does without them where
   CHECK(trace->arrivals[0].count == 3);
   REQUIRE(trace->arrivals[0].shape->spec.gang.has_value());
   CHECK(trace->arrivals[0].shape->spec.gang->min_member == 2);
+}
+
+TEST_CASE(
+    "record writes pods' DRA claims with the DeviceClasses and claim templates they use, from "
+    "v1 or a 1.32 server's v1beta1, and without them where DRA is not served",
+    "[kube][record][dra]") {
+  for (const char* served : {"v1", "v1beta1", "none"}) {
+    INFO(served);
+    FakeApiServer server;
+    if (std::string(served) != "v1") {
+      server.RefusePath("/apis/resource.k8s.io/v1/", 404);
+      server.RefusePath("/apis/resource.k8s.io/v1beta2/", 404);
+    }
+    if (std::string(served) == "none") server.RefusePath("/apis/resource.k8s.io/", 404);
+    nlohmann::json pod = GpuPod("claims", absl::Now());
+    pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", "one-gpu"}}};
+    pod["spec"]["containers"][0]["resources"] = {{"claims", {{{"name", "gpu"}}}}};
+    Bind(pod, absl::Now());
+    server.Upsert("pods", pod);
+    server.Upsert("deviceclasses",
+                  {{"metadata", {{"name", "gpu.nvidia.com"}}},
+                   {"spec", {{"selectors", {{{"cel", {{"expression", "true"}}}}}}}}});
+    const nlohmann::json request =
+        std::string(served) == "v1"
+            ? nlohmann::json{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu.nvidia.com"}}}}
+            : nlohmann::json{{"name", "gpu"}, {"deviceClassName", "gpu.nvidia.com"}};
+    server.Upsert("resourceclaimtemplates",
+                  {{"metadata", {{"name", "one-gpu"}, {"namespace", "ml"}}},
+                   {"spec", {{"spec", {{"devices", {{"requests", {request}}}}}}}}});
+    std::ostringstream out, err;
+    const int rc = testing::RunCommand(
+        RunRecordCommand,
+        {"--kubeconfig", testing::KubeconfigFor(server.url(), "gpua-record-dra"), "--for", "1s"},
+        out, err);
+    INFO(err.str());
+    if (std::string(served) == "none") {
+      // The pod's template cannot be read: it is left out, saying why, and nothing is left.
+      CHECK(rc == 1);
+      CHECK_THAT(err.str(), Catch::Contains("left out Pod ml/claims: claim gpu: "
+                                            "ResourceClaimTemplate ml/one-gpu was not seen"));
+      continue;
+    }
+    REQUIRE(rc == 0);
+    INFO(out.str());
+    absl::StatusOr<sim::Trace> trace = sim::ParseTrace(out.str(), "recorded", ".");
+    INFO((trace.ok() ? "" : std::string(trace.status().message())));
+    REQUIRE(trace.ok());
+    REQUIRE(trace->arrivals.size() == 1);
+    REQUIRE(trace->dra != nullptr);
+    CHECK(trace->dra->classes->contains("gpu.nvidia.com"));
+    CHECK(trace->dra->catalog.templates.contains("default/one-gpu"));  // names left out
+    CHECK(trace->arrivals[0].shape->spec.claim_refs.size() == 1);
+  }
 }
 
 TEST_CASE("record stopped early (SIGINT) writes what it saw until then", "[kube][record]") {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <set>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "autoscaler/sim/trace.h"
 #include "kubeobjects/api_time.h"
@@ -402,6 +404,92 @@ TEST_CASE("the recorder keeps a slim pod that the scheduler reads the same as th
   TraceRecorder recorder;
   recorder.Saw(pod, absl::InfinitePast());
   CHECK(recorder.Latest() == Utc("2026-12-01T07:00:00Z"));
+}
+
+// A pod of `ns` claiming one GPU through template `tmpl`, run 10:00 to 11:00.
+nlohmann::json ClaimingPod(const std::string& name, const std::string& ns,
+                           const std::string& tmpl) {
+  nlohmann::json pod =
+      Pod(name, "2026-12-01T10:00:00Z", "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z", 0);
+  pod["metadata"]["namespace"] = ns;
+  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", tmpl}}};
+  pod["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "8"}}},
+                                               {"claims", {{{"name", "gpu"}}}}};
+  return pod;
+}
+
+nlohmann::json Template(const std::string& name, const std::string& ns, int count) {
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaimTemplate"},
+          {"metadata", {{"name", name}, {"namespace", ns}, {"resourceVersion", "7"}}},
+          {"spec",
+           {{"spec",
+             {{"devices",
+               {{"requests",
+                 {{{"name", "gpu"},
+                   {"exactly", {{"deviceClassName", "gpu.nvidia.com"}, {"count", count}}}}}}}}}}}}};
+}
+
+TEST_CASE(
+    "a recorded pod keeps its claims, and the trace carries the DeviceClasses and the claim "
+    "templates they name, one name per namespace's template when names are left out",
+    "[record]") {
+  TraceRecorder recorder;
+  recorder.Saw(ClaimingPod("a", "vision", "one-gpu"), Utc("2026-12-01T11:05:00Z"));
+  recorder.Saw(ClaimingPod("b", "speech", "one-gpu"), Utc("2026-12-01T11:05:00Z"));
+  recorder.Saw(ClaimingPod("c", "speech", "unlisted"), Utc("2026-12-01T11:05:00Z"));
+  recorder.SetDraObjects({
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "DeviceClass"},
+       {"metadata", {{"name", "gpu.nvidia.com"}, {"uid", "x"}}},
+       {"spec",
+        {{"selectors", {{{"cel", {{"expression", "device.driver == 'gpu.nvidia.com'"}}}}}}}}},
+      Template("one-gpu", "vision", 1),
+      Template("one-gpu", "speech", 2),  // the same name, asking for more
+      Template("unused", "speech", 1),
+  });
+  const RecordedTrace recorded =
+      recorder.Write(Window("2026-12-01T09:30:00Z", "2026-12-01T20:00:00Z"));
+  CHECK(recorded.summary.claims_unseen == 1);  // c names a template the record did not see
+  REQUIRE(recorded.summary.problems.size() == 1);
+  CHECK_THAT(recorded.summary.problems[0],
+             Catch::Contains("Pod speech/c: claim gpu: ResourceClaimTemplate speech/unlisted "
+                             "was not seen"));
+  CHECK(recorded.summary.dra_objects == 3);  // the class and the two templates used
+  CHECK_THAT(recorded.text, !Catch::Contains("unused"));
+  CHECK_THAT(recorded.text, !Catch::Contains("resourceVersion"));
+
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.arrivals.size() == 2);
+  REQUIRE(trace.dra != nullptr);
+  CHECK(trace.dra->catalog.templates.size() == 2);
+  // Each pod still asks for what its own namespace's template asked.
+  std::set<int64_t> counts;
+  for (const TraceArrival& a : trace.arrivals) {
+    REQUIRE(a.shape->spec.claim_refs.size() == 1);
+    const std::string key =
+        absl::StrCat(a.shape->spec.namespace_name, "/", a.shape->spec.claim_refs[0].template_name);
+    counts.insert(trace.dra->catalog.templates.at(key)->spec->requests[0].alternatives[0].count);
+  }
+  CHECK(counts == std::set<int64_t>{1, 2});
+}
+
+TEST_CASE("a kubectl dump's DeviceClasses and claim templates go into the trace", "[record]") {
+  TraceRecorder recorder;
+  std::vector<nlohmann::json> objects = {ClaimingPod("a", "vision", "one-gpu"),
+                                         Template("one-gpu", "vision", 1),
+                                         {{"kind", "DeviceClass"},
+                                          {"metadata", {{"name", "gpu.nvidia.com"}}},
+                                          {"spec", {{"selectors", nlohmann::json::array()}}}}};
+  CHECK(RecordDump(objects, recorder) == 0);
+  RecordWindow window = Window("2026-12-01T09:30:00Z", "2026-12-01T20:00:00Z");
+  window.keep_names = true;
+  const RecordedTrace recorded = recorder.Write(window);
+  const Trace trace = ReadBack(recorded);
+  REQUIRE(trace.dra != nullptr);
+  CHECK(trace.dra->catalog.templates.contains("vision/one-gpu"));
+  REQUIRE(trace.arrivals.size() == 1);
+  CHECK(trace.arrivals[0].shape->spec.namespace_name == "vision");
 }
 
 }  // namespace
