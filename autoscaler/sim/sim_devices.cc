@@ -143,6 +143,10 @@ dra::ResourceClaim SimDevices::ClaimObject(const std::string& node,
     allocation->devices.push_back({p.request, pool.driver, PublishedPoolName(node, pool.name),
                                    pool.devices[p.ref.device].name, p.admin_access});
   }
+  // As the scheduler writes it for node-local devices: only this node can use them.
+  NodeSelectorTerm term;
+  term.match_fields.push_back({"metadata.name", SelectorOp::kIn, {node}});
+  allocation->node_selector = NodeSelector{{std::move(term)}};
   claim.allocation = std::move(allocation);
   return claim;
 }

@@ -259,6 +259,10 @@ TEST_CASE("a shared claim is allocated once, pins its pods to its node, and is f
   REQUIRE(claim->allocation != nullptr);
   CHECK(claim->allocation->devices.size() == 2);
   CHECK(claim->reserved_for.size() == 2);
+  // As the scheduler writes a node-local allocation: for that node alone.
+  REQUIRE(claim->allocation->node_selector.has_value());
+  CHECK(claim->allocation->node_selector->Matches({}, cluster.pod("default/a").node));
+  CHECK_FALSE(claim->allocation->node_selector->Matches({}, "elsewhere"));
   CHECK(cluster.gpus_in_use().at("h100-dra") == 2);  // its devices count once
 
   clock.Advance(absl::Hours(1));
@@ -305,6 +309,21 @@ TEST_CASE(
   CHECK(result->total.lower_bound_cost_usd >= 16 * 98.32 / 8 * 0.99);
   CHECK(result->total.packing_bound_cost_usd >= 2 * 98.32 * 0.99);
   CHECK(result->total.cost_usd >= result->total.packing_bound_cost_usd);
+}
+
+TEST_CASE("a pod whose shared claim holds its node's devices is not moved off it") {
+  // s's claim takes every GPU of its node; t's pods leave room on theirs. Were the claim's
+  // allocation not tied to its node, consolidation would evict s again and again.
+  const std::string all =
+      R"json({"object": {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "all"}, "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "allocationMode": "All", "selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].productName.startsWith('NVIDIA H100')"}}]}}]}}}})json"
+      "\n";
+  const Trace trace = Parse(kClasses + all + Line("0", "t", 3, "3h", "template:one-h100") +
+                            Line("10m", "s", 1, "1h", "claim:all"));
+  auto result = Simulate(trace, Options());
+  REQUIRE(result.ok());
+  CHECK(result->pods_restarted == 0);
+  CHECK(result->pods_finished == 4);
+  CHECK(Of(*result, "h100-dra").scale_ups == 2);
 }
 
 TEST_CASE("fourteen claims for 1g.10gb partitions bring two one-A100 nodes") {
