@@ -50,6 +50,9 @@ absl::Status DecodeExact(const JsonReader& r, dra::ExactRequest& out) {
   }
   GPUA_ASSIGN_OR_RETURN(out.admin_access, r.Field("adminAccess").Bool());
   GPUA_ASSIGN_OR_RETURN(out.tolerations, DecodeDeviceTolerations(r.Field("tolerations")));
+  // Consumable capacity (1.34 alpha): a device shared by claims up to its capacity. Planning
+  // it as a whole device would be wrong both ways, so the claim is refused, saying why.
+  if (r.Has("capacity")) return r.Field("capacity").Error("consumable capacity is not planned");
   return absl::OkStatus();
 }
 
@@ -99,6 +102,9 @@ absl::StatusOr<std::shared_ptr<const dra::ClaimSpec>> DecodeClaimSpec(const Json
   GPUA_RETURN_IF_ERROR(
       devices.Field("constraints").ForEach([&](const JsonReader& c) -> absl::Status {
         dra::DeviceConstraint constraint;
+        if (c.Has("distinctAttribute")) {
+          return c.Field("distinctAttribute").Error("is not planned (only matchAttribute is)");
+        }
         GPUA_ASSIGN_OR_RETURN(constraint.requests, c.Field("requests").Strings());
         GPUA_ASSIGN_OR_RETURN(constraint.match_attribute, c.Field("matchAttribute").String());
         if (constraint.match_attribute.empty()) return c.Field("matchAttribute").Error("missing");

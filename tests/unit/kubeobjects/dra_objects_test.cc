@@ -299,6 +299,18 @@ TEST_CASE("Malformed DRA objects are refused naming the object and the field") {
   t["spec"]["spec"]["devices"]["constraints"][0]["matchAttribute"] = "pcieRoot";
   CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
             .find("must be fully qualified") != std::string::npos);
+  // Features not planned are refused by name, never planned as something else.
+  t = TwoGpuTemplate();
+  t["spec"]["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {
+      {"requests", {{"memory", "10Gi"}}}};
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status()) ==
+        "ResourceClaimTemplate ml/two-gpus: spec.spec.devices.requests[0].exactly.capacity: "
+        "consumable capacity is not planned");
+  t = TwoGpuTemplate();
+  t["spec"]["spec"]["devices"]["constraints"][0] = {{"distinctAttribute", "gpu.nvidia.com/uuid"}};
+  CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
+            .find("constraints[0].distinctAttribute: is not planned (only matchAttribute is)") !=
+        std::string::npos);
   t = TwoGpuTemplate();
   t["spec"]["spec"]["devices"]["constraints"][0]["requests"] = {"nope"};
   CHECK(ErrorOf(DecodeResourceClaimTemplate(JsonReader(t)).status())
