@@ -79,6 +79,27 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
   CHECK(j["groups"]["l4"]["packing_bound_cost_usd"] == j["packing_bound_cost_usd"]);
 }
 
+TEST_CASE("simulate runs the shipped DRA examples: claims through templates on DRA pools",
+          "[simulate][dra]") {
+  const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
+  for (const char* trace : {"trace.jsonl", "week.jsonl"}) {
+    INFO(trace);
+    const Ran r = Simulate(
+        {"--trace", dir + trace, "--node-groups", dir + "node-groups.yaml", "--output", "json"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    CHECK(j["pods_finished"] == j["pods"]);
+    const nlohmann::json& h100 = j["groups"]["h100-dra"];
+    CHECK(h100["scale_ups"].get<int>() > 0);
+    CHECK(h100["gpu_hours_used"].get<double>() > 0);
+    CHECK(h100["gpu_hours_used"].get<double>() <= h100["gpu_hours_billed"].get<double>());
+    CHECK(j["packing_bound_cost_usd"].get<double>() <= j["total_cost_usd"].get<double>());
+    // The bounds count the claimed H100s, not only the pods' cpu.
+    CHECK(h100["packing_bound_cost_usd"].get<double>() > 0);
+  }
+}
+
 TEST_CASE("simulate --sweep runs each value and prints a list, each with its setting",
           "[simulate]") {
   const Ran r = Simulate(With(
