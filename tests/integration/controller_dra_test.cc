@@ -8,43 +8,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "tests/integration/controller_harness.h"
+#include "tests/support/dra_pools.h"
 
 namespace gpua::testing {
 namespace {
 
-// h100-dra and a100-mig-dra: NVIDIA's DRA driver publishes their GPUs (derived from the GPU
-// labels), 30 s after the node registers. nvlink: two NVLink domains of four GPUs each, in
-// slices of its own.
-constexpr char kGroups[] = R"(
-nodeGroups:
-- id: h100-dra
-  maxSize: 4
-  pricePerHour: 98.32
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    spec:
-      taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]
-    status:
-      allocatable: {cpu: "190", memory: 1900Gi, pods: "110"}
-  options: {maxNodeProvisionTime: 5m, scaleDownUnneededTime: 5m}
-  simulation:
-    provisioningDelay: {p50: 30s, p95: 30s}
-    gpuReadyDelay: {p50: 30s, p95: 30s}
-- id: a100-mig-dra
-  maxSize: 8
-  pricePerHour: 4.1
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, nvidia.com/gpu.count: "1"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    status:
-      allocatable: {cpu: "30", memory: 200Gi, pods: "110"}
-  simulation:
-    provisioningDelay: {p50: 30s, p95: 30s}
-    gpuReadyDelay: {p50: 10s, p95: 10s}
-- id: nvlink
+// The DRA pools (dra_pools.h), and nvlink: two NVLink domains of four GPUs each, in slices of
+// its own.
+const std::string kGroups = DraNodeGroups(R"(- id: nvlink
   maxSize: 2
   pricePerHour: 60
   template:
@@ -71,7 +42,7 @@ nodeGroups:
       - {name: g7, attributes: {nvlinkDomain: {string: b}}}
   simulation:
     provisioningDelay: {p50: 30s, p95: 30s}
-)";
+)");
 
 nlohmann::json DeviceClass(const std::string& name, const std::string& cel,
                            const std::string& extended_resource = "") {

@@ -16,45 +16,19 @@
 #include "autoscaler/sim/trace.h"
 #include "base/clock.h"
 #include "cloudproviders/node_group_file.h"
+#include "tests/support/dra_pools.h"
 
 namespace gpua::sim {
 namespace {
 
-// An 8-GPU H100 pool and a one-GPU A100 pool whose GPUs NVIDIA's DRA driver publishes
-// (derived from their GPU labels), and a CPU pool.
-constexpr char kGroups[] = R"(
-nodeGroups:
-- id: cpu
+// The DRA pools (an 8-GPU H100 pool, a one-GPU A100 pool: dra_pools.h) and a CPU pool.
+const std::string kGroups = testing::DraNodeGroups(R"(- id: cpu
   maxSize: 4
   pricePerHour: 0.5
   template:
     status:
       allocatable: {cpu: "16", memory: 64Gi, pods: "110"}
-- id: h100-dra
-  maxSize: 4
-  pricePerHour: 98.32
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: "8"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    status:
-      allocatable: {cpu: "190", memory: 1900Gi, pods: "110"}
-  simulation:
-    provisioningDelay: {p50: 2m, p95: 2m}
-    gpuReadyDelay: {p50: 1m, p95: 1m}
-- id: a100-mig-dra
-  maxSize: 8
-  pricePerHour: 4.1
-  template:
-    metadata:
-      labels: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB, nvidia.com/gpu.count: "1"}
-      annotations: {gpu-autoscaler.io/dra-driver: gpu.nvidia.com}
-    status:
-      allocatable: {cpu: "30", memory: 200Gi, pods: "110"}
-  simulation:
-    provisioningDelay: {p50: 2m, p95: 2m}
-    gpuReadyDelay: {p50: 1m, p95: 1m}
-)";
+)");
 
 constexpr char kClasses[] =
     R"json({"object": {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"}, "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}}}
@@ -69,7 +43,8 @@ std::string PodWithClaim(const std::string& claim) {
   const std::string field = by_template ? "resourceClaimTemplateName" : "resourceClaimName";
   const std::string name = claim.substr(claim.find(':') + 1);
   return absl::StrCat(
-      R"({"spec": {"resourceClaims": [{"name": "dev", ")", field, R"(": ")", name,
+      R"({"spec": {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}], "resourceClaims": [{"name": "dev", ")",
+      field, R"(": ")", name,
       R"("}], "containers": [{"name": "m", "resources": {"requests": {"cpu": "4", "memory": "16Gi"}, "claims": [{"name": "dev"}]}}]}})");
 }
 
