@@ -55,21 +55,25 @@ void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m
     mig_layout = labels.is_object() ? labels.value(kMigConfigLabel, "") : "";
   }
   const nlohmann::json status = NodeStatusFor(t, mig_layout, gpus_ready);
-  if (gpus_ready) PublishSlices(t, name);
+  std::string uid = existing != nullptr ? UidOf(*existing) : "";
   if (existing == nullptr) {
     nlohmann::json node = NewNodeFor(t, name, m.provider_id);
     node["metadata"]["labels"][kSimulatedInstanceLabel] = "true";
     node["status"] = status;
-    const absl::Status created =
-        Expect(absl::StrCat("creating node ", name),
-               client_.Request("POST", "/api/v1/nodes", node.dump()), {201, 409});
+    absl::StatusOr<HttpResponse> res = client_.Request("POST", "/api/v1/nodes", node.dump());
+    const absl::Status created = Expect(absl::StrCat("creating node ", name), res, {201, 409});
     if (!created.ok()) {
       log_.Warning(std::string(created.message()));
       return;
     }
+    if (res->status == 201) uid = UidOf(ParseJson(res->body, "").value_or(nlohmann::json()));
     log_.Info(absl::StrCat("Registered node ", name, " for instance ", m.provider_id));
-  } else if (existing->value("status", nlohmann::json::object())
-                 .value("allocatable", nlohmann::json()) == status["allocatable"]) {
+  }
+  // Its DRA driver publishes once the GPUs are up, after the Node exists to own the slices.
+  if (gpus_ready) PublishSlices(t, name, uid);
+  if (existing != nullptr &&
+      existing->value("status", nlohmann::json::object()).value("allocatable", nlohmann::json()) ==
+          status["allocatable"]) {
     return;  // as it should be
   }
   // The API server keeps a Node's status apart: it is written through /status.
@@ -81,9 +85,19 @@ void SimulatedNodeRegistrar::Register(const NodeGroupConfig& g, const Machine& m
   if (!patched.ok()) log_.Warning(std::string(patched.message()));
 }
 
-void SimulatedNodeRegistrar::PublishSlices(const NodeTemplate& t, const std::string& node) {
+void SimulatedNodeRegistrar::PublishSlices(const NodeTemplate& t, const std::string& node,
+                                           const std::string& node_uid) {
   if (t.resource_slices.empty() || published_.contains(node)) return;
-  for (const nlohmann::json& slice : SlicesFor(t, node)) {
+  for (nlohmann::json& slice : SlicesFor(t, node)) {
+    // As a kubelet plugin publishes them: owned by the Node, so the garbage collector deletes
+    // them with it even when this process did not see it go (it restarted meanwhile).
+    if (!node_uid.empty()) {
+      slice["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
+                                               {"kind", "Node"},
+                                               {"name", node},
+                                               {"uid", node_uid},
+                                               {"controller", true}}};
+    }
     const absl::Status created =
         Expect(absl::StrCat("publishing ResourceSlice ", slice["metadata"].value("name", "")),
                client_.Request("POST", "/apis/resource.k8s.io/v1/resourceslices", slice.dump()),
@@ -109,16 +123,32 @@ void SimulatedNodeRegistrar::UnpublishSlices(const std::string& node) {
   published_.erase(node);
 }
 
-bool SimulatedNodeRegistrar::OfOurGroups(const nlohmann::json& node) const {
+const NodeGroupConfig* SimulatedNodeRegistrar::GroupOf(const nlohmann::json& node) const {
   const nlohmann::json spec = node.value("spec", nlohmann::json::object());
   const nlohmann::json id = spec.is_object() ? spec.value("providerID", nlohmann::json()) : nullptr;
-  if (!id.is_string()) return false;
+  if (!id.is_string()) return nullptr;
   for (const NodeGroupConfig& g : groups_) {
     if (absl::StartsWith(id.get<std::string>(), absl::StrCat("sim://", g.spec.id, "/"))) {
-      return true;
+      return &g;
     }
   }
-  return false;
+  return nullptr;
+}
+
+bool SimulatedNodeRegistrar::OfOurGroups(const nlohmann::json& node) const {
+  return GroupOf(node) != nullptr;
+}
+
+bool SimulatedNodeRegistrar::PublishesSlices(const nlohmann::json& node) const {
+  const NodeGroupConfig* g = GroupOf(node);
+  return g != nullptr && !g->spec.node_template.resource_slices.empty();
+}
+
+std::string SimulatedNodeRegistrar::UidOf(const nlohmann::json& object) {
+  if (!object.is_object()) return "";
+  const nlohmann::json meta = object.value("metadata", nlohmann::json::object());
+  const nlohmann::json uid = meta.is_object() ? meta.value("uid", nlohmann::json()) : nullptr;
+  return uid.is_string() ? uid.get<std::string>() : "";
 }
 
 void SimulatedNodeRegistrar::Sync() {
@@ -144,7 +174,8 @@ void SimulatedNodeRegistrar::Sync() {
                client_.Request("DELETE", absl::StrCat("/api/v1/nodes/", name)), {200, 202, 404});
     if (deleted.ok()) {
       log_.Info(absl::StrCat("Deleted node ", name, ": its instance is gone"));
-      if (published_.contains(name)) UnpublishSlices(name);
+      // Whether or not this process published them: an earlier run of it may have.
+      if (PublishesSlices(node)) UnpublishSlices(name);
     } else {
       log_.Warning(std::string(deleted.message()));
     }

@@ -35,11 +35,16 @@ class SimulatedNodeRegistrar {
 
  private:
   absl::StatusOr<std::map<std::string, nlohmann::json>> OurNodes();
-  // Whether the Node's provider ID names one of this registrar's groups.
+  // The group of this registrar's that the Node's provider ID names, or null.
+  const NodeGroupConfig* GroupOf(const nlohmann::json& node) const;
   bool OfOurGroups(const nlohmann::json& node) const;
+  // Whether the Node's group has DRA drivers (its template has ResourceSlices).
+  bool PublishesSlices(const nlohmann::json& node) const;
+  static std::string UidOf(const nlohmann::json& object);
   void Register(const NodeGroupConfig& g, const Machine& m, const nlohmann::json* existing);
-  // Plays the DRA drivers of a group whose template has ResourceSlices (simulated_node.h).
-  void PublishSlices(const NodeTemplate& t, const std::string& node);
+  // Plays the DRA drivers of a group whose template has ResourceSlices (simulated_node.h),
+  // the slices owned by the Node `node_uid` (none when it is not known).
+  void PublishSlices(const NodeTemplate& t, const std::string& node, const std::string& node_uid);
   void UnpublishSlices(const std::string& node);
   absl::Status Expect(absl::string_view what, absl::StatusOr<HttpResponse> res,
                       std::initializer_list<long> ok);

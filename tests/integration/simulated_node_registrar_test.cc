@@ -4,9 +4,11 @@
 #include "autoscaler/cli/simulated_node_registrar.h"
 
 #include <catch2/catch.hpp>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "tests/support/config_files.h"
+#include "tests/support/dra_pools.h"
 #include "tests/support/fake_api_server.h"
 
 namespace gpua::kube {
@@ -79,6 +81,54 @@ TEST_CASE(
   CHECK(api.Get("nodes", "", "l4x-0").has_value());
   CHECK(log.Contains("Registered node l4-0 for instance sim://l4/0"));
   CHECK(log.Contains("Deleted node l4-0: its instance is gone"));
+}
+
+TEST_CASE(
+    "the example plugin publishes a DRA pool's slices owned by their Node once its GPUs are up, "
+    "and deletes them with it, also after a restart",
+    "[example-plugin][cluster][dra]") {
+  ManualClock clock;
+  const std::vector<NodeGroupConfig> groups =
+      *ParseNodeGroupFile(testing::DraNodeGroups(), "groups.yaml");
+  SimulatedCloud cloud(groups, clock);
+  testing::FakeApiServer api;
+  auto rest = ResolveRestConfig(testing::KubeconfigFor(api.url(), "gpua-registrar-dra.kubeconfig"),
+                                "", ProcessEnv);
+  REQUIRE(rest.ok());
+  auto client = ApiClient::Create(*rest, clock);
+  REQUIRE(client.ok());
+  MemoryLogSink log;
+  auto first = std::make_unique<SimulatedNodeRegistrar>(**client, cloud, groups, clock, log);
+  auto h100 = *FindNodeGroup(cloud, "h100-dra");
+  REQUIRE(h100->IncreaseSize(1).ok());
+  clock.Advance(absl::Seconds(31));  // running, its driver not yet up
+  first->Sync();
+  std::optional<nlohmann::json> node = api.Get("nodes", "", "h100-dra-0");
+  REQUIRE(node.has_value());
+  CHECK(api.List("resourceslices").empty());
+  CHECK_FALSE((*node)["status"]["allocatable"].contains("nvidia.com/gpu"));  // devices, not this
+
+  clock.Advance(absl::Seconds(30));
+  first->Sync();
+  const std::vector<nlohmann::json> slices = api.List("resourceslices");
+  REQUIRE_FALSE(slices.empty());
+  for (const nlohmann::json& s : slices) {
+    CHECK(s["spec"]["nodeName"] == "h100-dra-0");
+    REQUIRE(s["metadata"]["ownerReferences"].size() == 1);
+    CHECK(s["metadata"]["ownerReferences"][0]["kind"] == "Node");
+    CHECK(s["metadata"]["ownerReferences"][0]["uid"] == (*node)["metadata"]["uid"]);
+  }
+  CHECK_FALSE(
+      (*api.Get("nodes", "", "h100-dra-0"))["status"]["allocatable"].contains("nvidia.com/gpu"));
+
+  // A new process that never published them still deletes them with the node.
+  first.reset();
+  SimulatedNodeRegistrar second(**client, cloud, groups, clock, log);
+  REQUIRE(h100->DeleteNodes({{"sim://h100-dra/0", "h100-dra-0", {}, {}}}).ok());
+  clock.Advance(absl::Minutes(5));
+  second.Sync();
+  CHECK_FALSE(api.Get("nodes", "", "h100-dra-0").has_value());
+  CHECK(api.List("resourceslices").empty());
 }
 
 TEST_CASE("a cluster that refuses the registrar is logged, and the next pass tries again",

@@ -548,6 +548,24 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
   if (!t.has_value() || !t->subresource.empty()) {
     return answer(404, StatusObject(404, "no such path"));
   }
+  if (method == "DELETE" && t->name.empty()) {  // deletecollection, by label and field selector
+    absl::MutexLock lock(&mu_);
+    nlohmann::json deleted = {{"kind", "List"}, {"items", nlohmann::json::array()}};
+    auto& bucket = objects_[t->resource];
+    for (auto it = bucket.begin(); it != bucket.end();) {
+      if (!Selected(it->second, t->ns, req)) {
+        ++it;
+        continue;
+      }
+      nlohmann::json last = it->second;
+      last["metadata"]["resourceVersion"] = std::to_string(++rv_);
+      events_.push_back({rv_, "DELETED", last, t->resource});
+      deleted["items"].push_back(std::move(last));
+      it = bucket.erase(it);
+    }
+    changed_.SignalAll();
+    return answer(200, deleted);
+  }
   nlohmann::json body =
       req.body.empty() ? nlohmann::json() : nlohmann::json::parse(req.body, nullptr, false);
   if (body.is_discarded()) return answer(400, StatusObject(400, "body is not JSON"));
@@ -569,6 +587,10 @@ void FakeApiServer::HandleWrite(const std::string& method, const httplib::Reques
     if (name.empty()) return answer(422, StatusObject(422, "metadata.name is required"));
     if (it != bucket.end())
       return answer(409, StatusObject(409, absl::StrCat(name, " already exists")));
+    // The API server gives every object it creates a uid, which owner references name.
+    if (!body["metadata"].contains("uid")) {
+      body["metadata"]["uid"] = absl::StrCat("uid-", t->resource, "-", rv_ + 1);
+    }
     return store(std::move(body), "ADDED", 201);
   }
   if (it == bucket.end()) return answer(404, StatusObject(404, absl::StrCat(name, " not found")));
