@@ -75,8 +75,11 @@ class ShapeReader {
   absl::Status AddObject(const nlohmann::json& object, const JsonReader& where,
                          absl::string_view file) {
     const std::string in = file.empty() ? "" : absl::StrCat(file, ": ");
-    const nlohmann::json* kind = object.is_object() ? &object["kind"] : nullptr;
-    const std::string name = kind != nullptr && kind->is_string() ? kind->get<std::string>() : "";
+    std::string name;
+    if (object.is_object()) {
+      auto kind = object.find("kind");  // a const object's [] must not be asked for what is absent
+      if (kind != object.end() && kind->is_string()) name = kind->get<std::string>();
+    }
     if (!IsTraceDraKind(name)) {
       return where.Error(
           absl::StrCat(in, name.empty() ? "an object without a kind" : absl::StrCat("a ", name),
@@ -282,7 +285,7 @@ absl::Status ReadObjects(const JsonReader& r, const nlohmann::json& json, ShapeR
   GPUA_RETURN_IF_ERROR(r.RejectUnknown({"objects", "object"}));
   if (r.Has("objects") == r.Has("object")) return r.Error("give one of objects and object");
   if (r.Has("objects")) return shapes.ObjectsFile(r.Field("objects"));
-  return shapes.AddObject(json["object"], r.Field("object"), "");
+  return shapes.AddObject(json.at("object"), r.Field("object"), "");
 }
 
 // Every claim a pod names, and every class a claim asks for, is in the trace: the

@@ -82,14 +82,18 @@ TEST_CASE("simulate --output json prints the figures, in all and per group", "[s
 TEST_CASE("simulate runs the shipped DRA examples: claims through templates on DRA pools",
           "[simulate][dra]") {
   const std::string dir = std::string(GPUA_SOURCE_DIR) + "/examples/dra/";
-  for (const char* trace : {"trace.jsonl", "week.jsonl"}) {
+  // Of the week its first day: the sanitizer build runs all of it too slowly for a unit test.
+  for (const auto& [trace, until] :
+       {std::pair{"trace.jsonl", ""}, std::pair{"week.jsonl", "24h"}}) {
     INFO(trace);
-    const Ran r = Simulate(
-        {"--trace", dir + trace, "--node-groups", dir + "node-groups.yaml", "--output", "json"});
+    CommandArgs args = {"--trace",  dir + trace, "--node-groups", dir + "node-groups.yaml",
+                        "--output", "json"};
+    if (*until != '\0') args.insert(args.end(), {"--until", until});
+    const Ran r = Simulate(args);
     INFO(r.err);
     REQUIRE(r.code == 0);
     const nlohmann::json j = nlohmann::json::parse(r.out);
-    CHECK(j["pods_finished"] == j["pods"]);
+    if (*until == '\0') CHECK(j["pods_finished"] == j["pods"]);
     const nlohmann::json& h100 = j["groups"]["h100-dra"];
     CHECK(h100["scale_ups"].get<int>() > 0);
     CHECK(h100["gpu_hours_used"].get<double>() > 0);

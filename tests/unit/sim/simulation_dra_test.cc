@@ -136,6 +136,9 @@ TEST_CASE("a trace whose claims name what it does not carry is refused, naming t
           R"({"object": {"kind": "DeviceClass", "metadata": {"name": "x"}, "spec": {"selectors": "all"}}})"
           "\n"),
       Catch::Contains("line 1: object:"));
+  CHECK_THAT(ParseError(R"({"object": {"metadata": {"name": "x"}}})"
+                        "\n"),
+             Catch::Contains("line 1: object: an object without a kind is not what a trace"));
   CHECK_THAT(ParseError(R"({"objects": "a.yaml", "object": {}})"
                         "\n"),
              Catch::Contains("give one of objects and object"));
