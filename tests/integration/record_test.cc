@@ -97,8 +97,9 @@ TEST_CASE(
                               "--for", "5s", "--out", out, "--keep-names"},
                              stdout_text, stderr_text);
   });
-  // Pods listed and watched, both versions of both PodGroup collections refused.
-  REQUIRE(Eventually([&] { return server.requests() >= 6 && PodRequests(server, "watch") == 1; }));
+  // Pods listed and watched, both versions of both PodGroup collections and the three
+  // versions of the three DRA collections refused: the next request is the pods' own.
+  REQUIRE(Eventually([&] { return server.requests() >= 15 && PodRequests(server, "watch") == 1; }));
   // The watch after the cut waits a while for its answer; meanwhile `before` is deleted and
   // the events are forgotten, so it gets 410 and only the relist can tell.
   server.StallNext(1, absl::Milliseconds(700));
