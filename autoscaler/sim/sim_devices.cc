@@ -58,15 +58,14 @@ SimDevices::SimDevices(const std::shared_ptr<const DraObjects>& objects,
     }
   }
   // A trace's shared claims start unallocated: the simulated cluster starts empty.
-  for (const auto& [key, claim] : objects_.catalog.claims) {
+  for (auto& [key, claim] : objects_.catalog.claims) {
     auto fresh = std::make_shared<dra::ResourceClaim>(*claim);
     fresh->allocation = nullptr;
     fresh->reserved_for.clear();
-    SharedClaim& shared = shared_[key];
-    shared.object = fresh;
-    claims_[key] = fresh;
+    claim = fresh;
+    shared_[key].object = fresh;
+    claims_[key] = std::move(fresh);
   }
-  for (auto& [key, claim] : objects_.catalog.claims) claim = shared_[key].object;
 }
 
 const PodDeviceNeeds& SimDevices::Needs(int shape, const PodSpec& pod) {
