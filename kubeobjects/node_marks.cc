@@ -48,6 +48,11 @@ NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations) {
   if (auto a = annotations.find(kRemovalReasonAnnotation); a != annotations.end()) {
     m.removal_reason = a->second;
   }
+  m.unhealthy = HasTaint(node, kUnhealthyTaint);
+  if (auto a = annotations.find(kRepairAnnotation); a != annotations.end()) m.repair = a->second;
+  if (auto a = annotations.find(kRepairReplacementAnnotation); a != annotations.end()) {
+    m.repair_replacement = a->second;
+  }
   if (auto l = node.labels.find(kMigConfigLabel); l != node.labels.end()) m.mig_layout = l->second;
   for (const InterruptionTaint& t : kInterruptionTaints) {
     if (HasTaint(node, t.key)) {
@@ -64,10 +69,9 @@ bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
                                             "node.kubernetes.io/network-unavailable",
                                             "node.cloudprovider.kubernetes.io/uninitialized",
                                             kToBeDeletedTaint,
-                                            kDeletionCandidateTaint};
+                                            kDeletionCandidateTaint,
+                                            kUnhealthyTaint};
   static constexpr absl::string_view kPrefixes[] = {
-      "ignore-taint.cluster-autoscaler.kubernetes.io/",
-      "startup-taint.cluster-autoscaler.kubernetes.io/",
       "status-taint.cluster-autoscaler.kubernetes.io/"};
   for (absl::string_view k : kKeys) {
     if (t.key == k) return true;
@@ -75,7 +79,23 @@ bool IsStartupTaint(const Taint& t, const std::vector<std::string>& ignored) {
   for (absl::string_view p : kPrefixes) {
     if (absl::StartsWith(t.key, p)) return true;
   }
-  return std::find(ignored.begin(), ignored.end(), t.key) != ignored.end();
+  return IsReadinessTaint(t, ignored);
+}
+
+bool TaintKeyMatches(absl::string_view key, const std::vector<std::string>& keys) {
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) {
+    return k == key || (!k.empty() && k.back() == '/' && absl::StartsWith(key, k));
+  });
+}
+
+bool IsReadinessTaint(const Taint& t, const std::vector<std::string>& startup) {
+  static constexpr absl::string_view kPrefixes[] = {
+      "ignore-taint.cluster-autoscaler.kubernetes.io/",
+      "startup-taint.cluster-autoscaler.kubernetes.io/", kReadinessTaintPrefix};
+  for (absl::string_view p : kPrefixes) {
+    if (absl::StartsWith(t.key, p)) return true;
+  }
+  return TaintKeyMatches(t.key, startup);
 }
 
 }  // namespace gpua

@@ -27,6 +27,15 @@ inline constexpr char kScaleDownDisabledAnnotation[] =
 // On a node that has had its MIG layout from us: a restart never relabels it.
 inline constexpr char kMigLayoutAssignedAnnotation[] = "gpu-autoscaler.io/mig-layout-assigned";
 
+// Node repair (autoscaler/controller/repair/): the taint that keeps pods off a node found
+// broken past its toleration (its value names the signal), the annotation that says a repair
+// has begun and why (written before anything else is done), the one that names the group asked
+// for its replacement (written before the ask), and the removal reason of its deletion.
+inline constexpr char kUnhealthyTaint[] = "gpu-autoscaler.io/unhealthy";
+inline constexpr char kRepairAnnotation[] = "gpu-autoscaler.io/repair";
+inline constexpr char kRepairReplacementAnnotation[] = "gpu-autoscaler.io/repair-replacement";
+inline constexpr char kRepairReason[] = "repair";
+
 struct NodeMarks {
   bool to_be_deleted = false;
   // The taint's value read as Unix seconds, as cluster-autoscaler writes it; unset when the
@@ -40,6 +49,9 @@ struct NodeMarks {
   // What put the first spot-interruption taint it carries, in words (a termination handler's
   // or a cloud's own); empty when it carries none.
   absl::string_view interruption_source;
+  bool unhealthy = false;          // it carries kUnhealthyTaint
+  std::string repair;              // kRepairAnnotation's value; empty when missing
+  std::string repair_replacement;  // kRepairReplacementAnnotation's value
 };
 
 NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations);
@@ -47,6 +59,17 @@ NodeMarks ReadNodeMarks(const Node& node, const Labels& annotations);
 // The value of the first taint `key` whose value is Unix seconds.
 std::optional<absl::Time> TaintTime(const Node& node, absl::string_view key);
 bool HasTaint(const Node& node, absl::string_view key);
+
+// The Node Readiness Controller's taints (gpu-operator's nvidia-gpu-not-ready among them):
+// removed once the node's readiness conditions hold.
+inline constexpr char kReadinessTaintPrefix[] = "readiness.k8s.io/";
+
+// Whether `key` is one of `keys`, or under one of them that ends in '/'.
+bool TaintKeyMatches(absl::string_view key, const std::vector<std::string>& keys);
+
+// A taint that says the node is still starting: cluster-autoscaler's startup (and ignore)
+// prefixes, the Node Readiness Controller's, and the keys of --startup-taint (`startup`).
+bool IsReadinessTaint(const Taint& taint, const std::vector<std::string>& startup = {});
 
 // The taints a node carries only while it starts (not-ready, uninitialized, and the
 // start-up and status taints users mark with cluster-autoscaler's prefixes) or while we

@@ -43,6 +43,13 @@ const NodeMarks& NodeObject::Marks() const {
   return marks_read.Get([this] { return ReadNodeMarks(node, annotations); });
 }
 
+const NodeConditionStatus* NodeObject::Condition(absl::string_view type) const {
+  for (const NodeConditionStatus& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
   NodeObject out;
   const JsonReader meta = obj.Field("metadata");
@@ -67,9 +74,19 @@ absl::StatusOr<NodeObject> DecodeNode(const JsonReader& obj) {
     GPUA_ASSIGN_OR_RETURN(out.node.allocatable, status.Field("allocatable").Resources());
     GPUA_ASSIGN_OR_RETURN(out.capacity, status.Field("capacity").Resources());
     return status.Field("conditions").ForEach([&](const JsonReader& c) -> absl::Status {
-      GPUA_ASSIGN_OR_RETURN(std::string type, c.Field("type").String());
-      GPUA_ASSIGN_OR_RETURN(std::string value, c.Field("status").String());
-      if (type == "Ready") out.ready = value == "True";
+      NodeConditionStatus cond;
+      GPUA_ASSIGN_OR_RETURN(cond.type, c.Field("type").String());
+      if (cond.type.empty()) return c.Field("type").Error("missing");
+      GPUA_ASSIGN_OR_RETURN(cond.status, c.Field("status").String());
+      GPUA_ASSIGN_OR_RETURN(cond.reason, c.Field("reason").String());
+      GPUA_ASSIGN_OR_RETURN(cond.message, c.Field("message").String());
+      // A time that cannot be read is not known: the judge then counts from when it saw it.
+      if (absl::StatusOr<absl::Time> t = ReadApiTime(c.Field("lastTransitionTime"));
+          t.ok() && *t != absl::InfinitePast()) {
+        cond.last_transition = *t;
+      }
+      if (cond.type == "Ready") out.ready = cond.status == "True";
+      out.conditions.push_back(std::move(cond));
       return absl::OkStatus();
     });
   };

@@ -6,6 +6,7 @@
 #define GPUA_KUBEOBJECTS_NODES_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,17 @@
 
 namespace gpua {
 
+// One of status.conditions: the kubelet's Ready, and what node agents (Node Problem Detector,
+// EKS's node monitoring agent, NVSentinel) set to say a GPU, its driver or the node is broken.
+struct NodeConditionStatus {
+  std::string type;
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  // When it last changed status; unset when the object does not say (or not readably).
+  std::optional<absl::Time> last_transition;
+};
+
 // A Node as the controller's cache keeps it.
 struct NodeObject {
   Node node;  // name, labels, taints, allocatable, unschedulable
@@ -26,6 +38,7 @@ struct NodeObject {
   ResourceList capacity;
   std::string provider_id;
   bool ready = false;                         // condition Ready=True
+  std::vector<NodeConditionStatus> conditions;  // every condition, Ready among them
   absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
   std::string resource_version;
 
@@ -36,6 +49,9 @@ struct NodeObject {
   // Its removal taints, annotations and MIG layout label (ReadNodeMarks), read once.
   const NodeMarks& Marks() const;
   Memo<NodeMarks> marks_read;
+
+  // The condition of that type; null when it has none.
+  const NodeConditionStatus* Condition(absl::string_view type) const;
 };
 // Errors name the node and the field.
 absl::StatusOr<NodeObject> DecodeNode(const JsonReader& object);

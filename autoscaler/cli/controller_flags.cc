@@ -31,7 +31,8 @@ constexpr char kCommand[] = "gpu-autoscaler";
 
 // What the flags set before it is checked and turned into the controller's terms.
 struct RawFlags {
-  std::vector<std::string> nodes, gpu_total, auto_discovery, ignored_taints;
+  std::vector<std::string> nodes, gpu_total, auto_discovery, startup_taints, status_taints;
+  std::vector<std::string> readiness_conditions;
   std::string cores_total = "0:320000", memory_total = "0:6400000", estimator = "binpacking";
   std::string lock = "leases";
   int64_t max_nodes_total = 0, max_nodes_per_scaleup = 1000, ok_unready = 3, verbosity = 0;
@@ -173,10 +174,14 @@ void AddScaleUpFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   f.AddDuration("max-node-group-backoff-duration", &state.backoff.max, "longest back-off");
   f.AddDuration("node-group-backoff-reset-timeout", &state.backoff.reset,
                 "time without failures after which back-off starts again from the first");
-  f.AddStringList("startup-taint", &r.ignored_taints,
-                  "a taint key new nodes carry only while they start");
-  f.AddStringList("status-taint", &r.ignored_taints, "a taint key that says nothing of scheduling");
-  f.AddStringList("ignore-taint", &r.ignored_taints, "as --startup-taint (deprecated there)");
+  f.AddStringList("startup-taint", &r.startup_taints,
+                  "a taint key new nodes carry only while they start: a node carrying it is "
+                  "still starting (any key; one ending in '/' names every key under it)");
+  f.AddStringList("status-taint", &r.status_taints, "a taint key that says nothing of scheduling");
+  f.AddStringList("ignore-taint", &r.startup_taints, "as --startup-taint (deprecated there)");
+  f.AddStringList("readiness-condition", &r.readiness_conditions,
+                  "a node condition that, present and not True, says a Ready node is still "
+                  "starting (default nvidia.com/GPUReady; an empty value for none)");
 }
 
 void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
@@ -402,7 +407,16 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
   o.limits.max_nodes_total = static_cast<int>(r.max_nodes_total);
   o.scale_up.max_nodes_per_scaleup = static_cast<int>(r.max_nodes_per_scaleup);
   o.scale_up.expendable_pods_priority_cutoff = static_cast<int32_t>(r.expendable_cutoff);
-  o.scale_up.ignored_taints = r.ignored_taints;
+  o.scale_up.ignored_taints = r.startup_taints;
+  o.scale_up.ignored_taints.insert(o.scale_up.ignored_taints.end(), r.status_taints.begin(),
+                                   r.status_taints.end());
+  o.cluster_state.startup_taints = r.startup_taints;
+  if (!r.readiness_conditions.empty()) {
+    o.cluster_state.readiness_conditions.clear();
+    for (const std::string& c : r.readiness_conditions) {
+      if (!c.empty()) o.cluster_state.readiness_conditions.push_back(c);
+    }
+  }
   o.cluster_state.ok_total_unready_count = static_cast<int>(r.ok_unready);
   o.cluster_state.max_total_unready_percentage = r.max_unready_percentage;
   o.group_defaults.scale_down_unneeded_time = r.unneeded;

@@ -32,6 +32,8 @@ Controller::Controller(const ControllerSeams& seams, ControllerOptions options)
       provider_reader_(seams.provider, options_, log_),
       state_builder_(options_.cluster_state, options_.dynamic_resource_allocation),
       stale_cleaner_(writer_, log_, options_.status),
+      health_judge_(options_.repair.policies),
+      repairer_(writer_, log_, options_.status),
       health_(writer_, options_.status, log_),
       scale_up_(writer_, log_, options_),
       scale_down_(writer_, log_, options_),
@@ -79,6 +81,11 @@ void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time
   Timed(report, "updateClusterState", [&] {
     report.state = state_builder_.Build(view, *report.provider, kept_.backoff, now);
     kept_.mig.Assign(report.state);
+    if (!report.provider->error.ok()) return;
+    // Broken nodes whose repair begins count as being deleted before anything plans.
+    report.repair_plan = PlanRepairs(report.state, view, health_judge_.Judge(report.state, now),
+                                     options_.repair);
+    MarkRepaired(report.repair_plan, report.state);
   });
 }
 
@@ -88,6 +95,7 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   SnapshotGroupResizer groups(*report.provider);
   const PlanningInput in{view, state, groups, kept_, now};
   report.stale = stale_cleaner_.Clean(state, groups);
+  const std::vector<int> repairing = repairer_.Act(report.repair_plan, in, report.repairs);
   kept_.mig.WriteLabels(state);
   const PendingPods pending = SelectPendingPods(view, options_.scale_up, now);
   report.unschedulable = static_cast<int>(view.unschedulable.size());
@@ -100,7 +108,10 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   report.buffer_pods = static_cast<int>(warm.pods.size());
   report.next_pod_eligible = std::min(report.next_pod_eligible, warm.next_change);
   Timed(report, "scaleDownNodeDeletion",
-        [&] { scale_down_.ContinueRemovals(in, report.removals); });
+        [&] {
+          scale_down_.ContinueRemovals(in, report.removals);
+          scale_down_.StartRepairs(repairing, in, report.removals);
+        });
   scale_up_.ReportInvalidPods(pending.invalid, now);
   health_.Report(state);
   Timed(report, "scaleUp", [&] {

@@ -1,7 +1,7 @@
 // The controller: one loop of level-triggered reconciliation, as docs/ARCHITECTURE.md reads it.
 // RunOnce(now) takes one view of the cluster, reads the provider once, builds the cluster's
 // state, fixes what is stale (instances that failed or never registered, MIG layouts owed to
-// new nodes), moves removals under way on, scales up, scales down, and says what it did
+// new nodes), repairs broken nodes, moves removals under way on, scales up, scales down, and says what it did
 // (status ConfigMap, events, metrics, log). Each step is its own class, built with what it
 // uses; it acts only through NodeGroup and KubeWriter, and the intent a restart must not lose
 // is written to the cluster: the binary runs it against a real cluster, `simulate` against a
@@ -23,6 +23,8 @@
 #include "autoscaler/controller/model/provider_snapshot.h"
 #include "autoscaler/controller/planning/buffer_pods.h"
 #include "autoscaler/controller/planning/planning_input.h"
+#include "autoscaler/controller/repair/node_health.h"
+#include "autoscaler/controller/repair/node_repair.h"
 #include "autoscaler/controller/repair/stale_instances.h"
 #include "autoscaler/controller/report/loop_report.h"
 #include "autoscaler/controller/scaledown/scale_down_step.h"
@@ -82,6 +84,8 @@ class Controller {
   ProviderReader provider_reader_;
   ClusterStateBuilder state_builder_;
   StaleInstanceCleaner stale_cleaner_;
+  NodeHealthJudge health_judge_;
+  NodeRepairer repairer_;
   ClusterHealthReporter health_;
   CapacityBufferPods buffers_;
   PodEventMemory buffer_events_;  // by buffer: one Warning per problem, now and then

@@ -21,6 +21,17 @@ bool Holds(const ResourceList& allocatable, const ResourceList& expected) {
 
 }  // namespace
 
+bool StillStarting(const NodeObject& node, const ClusterStateOptions& options) {
+  for (const Taint& t : node.node.taints) {
+    if (IsReadinessTaint(t, options.startup_taints)) return true;
+  }
+  for (const std::string& type : options.readiness_conditions) {
+    const NodeConditionStatus* c = node.Condition(type);
+    if (c != nullptr && c->status != "True") return true;
+  }
+  return false;
+}
+
 void NodeCounts::Add(const NodeCounts& o) {
   registered += o.registered;
   ready += o.ready;
@@ -30,6 +41,20 @@ void NodeCounts::Add(const NodeCounts& o) {
   resource_unready += o.resource_unready;
   unregistered += o.unregistered;
   long_unregistered += o.long_unregistered;
+}
+
+void CountAsBeingDeleted(int node, ClusterState& state) {
+  NodeStatus& s = state.nodes[node];
+  if (s.condition == NodeCondition::kBeingDeleted || s.group < 0) return;
+  for (NodeCounts* c : {&state.groups[s.group].counts, &state.totals}) {
+    int& was = s.condition == NodeCondition::kReady        ? c->ready
+               : s.condition == NodeCondition::kNotStarted ? c->not_started
+                                                           : c->unready;
+    --was;
+    if (s.condition == NodeCondition::kUnready && s.gpus_pending) --c->resource_unready;
+    ++c->being_deleted;
+  }
+  s.condition = NodeCondition::kBeingDeleted;
 }
 
 const GroupState* ClusterState::FindGroup(absl::string_view id) const {
@@ -90,6 +115,9 @@ void ClusterStateBuilder::ClassifyNode(NodeStatus& s, const ProviderGroup* group
     // Ready, but the driver and device plugin (or DRA driver) are not done: its GPUs are on
     // their way.
     s.gpus_pending = true;
+    s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
+  } else if (StillStarting(n, options_)) {
+    s.readiness_pending = true;
     s.condition = young ? NodeCondition::kNotStarted : NodeCondition::kUnready;
   }
 }

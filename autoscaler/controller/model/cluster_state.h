@@ -7,7 +7,9 @@
 // A GPU node counts as not started, with its template's GPUs, while its device plugin has
 // not advertised them (any GPU resource the one GPU rule knows: whole GPUs, shares, MIG
 // devices, AMD partitions), up to --max-node-startup-time; a MIG node, until its MIG
-// devices are advertised. Only after that is it unready. Nodes of no group never make the
+// devices are advertised; any node, while it carries a startup taint (--startup-taint,
+// cluster-autoscaler's prefixes, readiness.k8s.io/) or a readiness condition
+// (--readiness-condition, nvidia.com/GPUReady) is not True. Only after that is it unready. Nodes of no group never make the
 // cluster unhealthy for being GPU nodes without GPUs.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_MODEL_CLUSTER_STATE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_MODEL_CLUSTER_STATE_H_
@@ -45,6 +47,8 @@ struct NodeStatus {
   int group = -1;  // index into ClusterState::groups; -1: not autoscaled
   NodeCondition condition = NodeCondition::kReady;
   bool gpus_pending = false;  // not started because its GPUs are not advertised yet
+  // Not started because it carries a startup taint or a readiness condition is not True.
+  bool readiness_pending = false;
   std::string mig_layout;     // its nvidia.com/mig.config, or the one given it this loop
   absl::Time registered_at;   // its creationTimestamp (or when first seen)
   // Its instance as its group lists it (deleting ones too); null when the group lists none
@@ -97,6 +101,10 @@ struct ClusterState {
   const GroupState* FindGroup(absl::string_view id) const;
 };
 
+// A node of a group whose removal begins this loop (preempted, repaired): it counts as being
+// deleted from here on, in its group's counts and the totals.
+void CountAsBeingDeleted(int node, ClusterState& state);
+
 // Builds the state each loop, whole: nothing patches it afterwards. Groups whose instances
 // failed or never registered are backed off here, before anything plans, so each group's
 // back-off in the state is the one this loop acts on. Preempted nodes count as being
@@ -133,6 +141,10 @@ class ClusterStateBuilder {
 // The error code cluster-autoscaler reports for an instance that failed: the provider's, else
 // its class ("OutOfResource", "OtherError").
 std::string InstanceErrorCode(const InstanceError& error);
+
+// Whether a Ready node still says it is starting: a startup taint (IsReadinessTaint with
+// options.startup_taints), or one of options.readiness_conditions present and not True.
+bool StillStarting(const NodeObject& node, const ClusterStateOptions& options);
 
 // Whether a node's allocatable shows the GPUs its group's template promises: every GPU
 // resource of the template's inventory (for a MIG pool, of the layout its

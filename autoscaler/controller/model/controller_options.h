@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "autoscaler/controller/model/repair_policy.h"
 #include "cloudproviders/cloud_provider.h"
 #include "estimator/expander.h"
 
@@ -62,6 +63,14 @@ struct ScaleUpOptions {
 
 struct ClusterStateOptions {
   absl::Duration max_node_startup_time = absl::Minutes(15);  // --max-node-startup-time
+  // --startup-taint (and --ignore-taint): a Ready node carrying one is still starting, as one
+  // carrying a key under cluster-autoscaler's startup prefixes or readiness.k8s.io/ is. A
+  // value ending in '/' names every key under it.
+  std::vector<std::string> startup_taints;
+  // --readiness-condition: a Ready node with one of these conditions not True is still
+  // starting (gpu-operator's Node Problem Detector recipe sets nvidia.com/GPUReady). A node
+  // without the condition is not held for it: nothing may be there to set it.
+  std::vector<std::string> readiness_conditions = {"nvidia.com/GPUReady"};
   int ok_total_unready_count = 3;                            // --ok-total-unready-count
   double max_total_unready_percentage = 45;                  // --max-total-unready-percentage
   BackoffOptions backoff;
@@ -87,6 +96,9 @@ struct ScaleDownOptions {
   // Ours: how long a preempted node's pods get before the node is deleted regardless (a
   // spot notice is two minutes on AWS, thirty seconds on GCP and Azure).
   absl::Duration preemption_drain_time = absl::Seconds(90);  // --preemption-drain-time
+  // Ours: how long a broken node's pods get to leave (evicted under their budgets) before the
+  // node is deleted with them: its GPUs are not worth waiting an hour for.
+  absl::Duration repair_drain_time = absl::Minutes(10);  // --repair-drain-time
   // Ours: a GPU node at or over its utilization threshold may still go when its pods fit on
   // the nodes that stay and the node-time they lose (scaledown/disruption.h) is under this;
   // a node under the threshold is drained only under the same rule. 0: neither, as in
@@ -95,6 +107,15 @@ struct ScaleDownOptions {
   bool skip_nodes_with_local_storage = true;                 // --skip-nodes-with-local-storage
   bool skip_nodes_with_system_pods = true;                   // --skip-nodes-with-system-pods
   bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods
+};
+
+// Broken nodes replaced (model/repair_policy.h says what broken is).
+struct RepairOptions {
+  bool enabled = true;  // --node-repair
+  // --max-unhealthy-percent: of a group, and of the cluster, at most this share of the nodes
+  // is repaired at once (at least one node).
+  double max_unhealthy_percent = 20;
+  RepairPolicies policies;  // --gpu-repair-policy, else the defaults
 };
 
 struct StatusOptions {
@@ -113,6 +134,7 @@ struct ControllerOptions {
   ScaleUpOptions scale_up;
   ScaleDownOptions scale_down;
   StatusOptions status;
+  RepairOptions repair;
   absl::Duration scan_interval = absl::Seconds(10);  // --scan-interval
   // --enable-dynamic-resource-allocation: pods' ResourceClaims are planned with the devices
   // nodes publish (cluster_devices.h). Off, claims are not read and pods are planned by their

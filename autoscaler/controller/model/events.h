@@ -27,6 +27,12 @@ inline constexpr char kScaleDownFailed[] = "ScaleDownFailed";
 inline constexpr char kScaleDownEmpty[] = "ScaleDownEmpty";
 // Ours, on a CapacityBuffer that holds no warm capacity, saying why.
 inline constexpr char kFailedToProvisionBuffer[] = "FailedToProvisionBuffer";
+// Ours, on a node: broken past its toleration (tainted), its repair begun, deferred (the
+// budget, its group's size), and its signal gone before a repair began (untainted).
+inline constexpr char kNodeUnhealthy[] = "NodeUnhealthy";
+inline constexpr char kRepairingNode[] = "RepairingNode";
+inline constexpr char kNodeRepairDeferred[] = "NodeRepairDeferred";
+inline constexpr char kNodeRecovered[] = "NodeRecovered";
 }  // namespace event_reason
 
 EventRecord PodEvent(const PodSpec& pod, std::string type, std::string reason, std::string message);

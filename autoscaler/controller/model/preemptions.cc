@@ -38,18 +38,7 @@ std::vector<Preemption> DetectPreemptions(const ClusterState& state) {
 }
 
 void MarkPreempted(const std::vector<Preemption>& preemptions, ClusterState& state) {
-  for (const Preemption& p : preemptions) {
-    NodeStatus& s = state.nodes[p.node];
-    if (s.condition == NodeCondition::kBeingDeleted) continue;
-    for (NodeCounts* c : {&state.groups[s.group].counts, &state.totals}) {
-      int& was = s.condition == NodeCondition::kReady        ? c->ready
-                 : s.condition == NodeCondition::kNotStarted ? c->not_started
-                                                             : c->unready;
-      --was;
-      ++c->being_deleted;
-    }
-    s.condition = NodeCondition::kBeingDeleted;
-  }
+  for (const Preemption& p : preemptions) CountAsBeingDeleted(p.node, state);
 }
 
 }  // namespace gpua

@@ -219,7 +219,7 @@ PlanningCluster BuildPlanningCluster(const ClusterView& view, const ClusterState
     const NodeStatus& s = state.nodes[i];
     const ProviderGroup* group = s.group >= 0 ? state.groups[s.group].provider : nullptr;
     const int at = static_cast<int>(out.nodes.size());
-    if (s.condition == NodeCondition::kReady) {
+    if (s.condition == NodeCondition::kReady && !s.node->Marks().unhealthy) {
       out.nodes.push_back(ExistingNode(s.node, view, group != nullptr ? group->id : kNoGroup,
                                        ignored_taints, rooms));
     } else if (s.condition == NodeCondition::kNotStarted && group != nullptr &&

@@ -15,6 +15,7 @@
 #include "autoscaler/controller/model/pending_pods.h"
 #include "autoscaler/controller/model/preemptions.h"
 #include "autoscaler/controller/model/provider_snapshot.h"
+#include "autoscaler/controller/repair/node_repair.h"
 #include "autoscaler/controller/repair/stale_instances.h"
 #include "autoscaler/controller/scaledown/idle_cause.h"
 #include "autoscaler/controller/scaledown/scale_down_actuator.h"
@@ -40,6 +41,8 @@ struct LoopReport {
   int without_scale_up = 0;  // no group can help them
   std::vector<ScaleUpOutcome> scale_ups;
   StaleInstanceReport stale;
+  RepairPlan repair_plan;  // broken nodes, and what is done about them
+  RepairReport repairs;
   ScaleDownStatus scale_down;              // unneeded nodes by group, for the status
   std::string scale_down_cooldown;         // why no removal could start this loop, if so
   std::map<std::string, int> unremovable;  // reason -> nodes

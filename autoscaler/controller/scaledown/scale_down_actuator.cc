@@ -33,6 +33,12 @@ const Instance* InstanceOf(const NodeStatus& s, const ClusterState& state) {
 
 }  // namespace
 
+absl::Duration ScaleDownActuator::MaxGrace(absl::string_view reason) const {
+  if (reason == kPreemptedReason) return options_.preemption_drain_time;
+  if (reason == kRepairReason) return options_.repair_drain_time;
+  return options_.max_graceful_termination;
+}
+
 void ScaleDownActuator::Mark(const ScaleDownPlan& plan, const ClusterState& state) {
   const std::string now = absl::StrCat(absl::ToUnixSeconds(state.now));
   for (int i : plan.mark) {
@@ -143,9 +149,7 @@ void ScaleDownActuator::Start(const std::vector<NodeRemoval>& removals, const Pl
                            " of group ", state.groups[s.group].id(), " (", r.reason,
                            r.why.empty() ? "" : ": ", r.why, ")"));
     ++report.started;
-    if (Drain(s, in.view, options_.max_graceful_termination, report)) {
-      Delete(s, in, r.reason, now, report);
-    }
+    if (Drain(s, in.view, MaxGrace(r.reason), report)) Delete(s, in, r.reason, now, report);
   }
 }
 
@@ -186,15 +190,15 @@ void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& repor
       continue;
     }
     if (instance->state == InstanceState::kDeleting) continue;  // on its way
-    const bool preempted = reason == kPreemptedReason;
-    const absl::Duration max_grace =
-        preempted ? options_.preemption_drain_time : options_.max_graceful_termination;
+    // A preempted node goes anyway, and so does a broken one: the drain is bounded, never undone.
+    const bool forced = reason == kPreemptedReason || reason == kRepairReason;
+    const absl::Duration max_grace = MaxGrace(reason);
     const absl::Time deadline =
-        start + (preempted ? options_.preemption_drain_time
-                           : options_.max_graceful_termination + options_.max_pod_eviction_time);
+        start + (forced ? max_grace
+                        : options_.max_graceful_termination + options_.max_pod_eviction_time);
     const bool drained = Drain(s, view, max_grace, report);
-    if (drained || (preempted && now >= deadline)) {
-      if (!Delete(s, in, reason, start, report) && !preempted && now >= deadline) {
+    if (drained || (forced && now >= deadline)) {
+      if (!Delete(s, in, reason, start, report) && !forced && now >= deadline) {
         RollBack(s, "its node group would not delete it", report);
       }
     } else if (now >= deadline) {

@@ -6,7 +6,8 @@
 // removal under way on from what the cluster shows, so a restart resumes it: a drain that
 // has not finished in time is undone (taint and annotation removed, ScaleDownFailed), a
 // provider that fails to delete leaves the taint for the next loop. A preempted node's
-// drain is bounded by the notice instead, and the node is deleted when it runs out.
+// drain is bounded by the notice instead, and the node is deleted when it runs out; a broken
+// node's (reason "repair") by --repair-drain-time.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_ACTUATOR_H_
 #define GPUA_AUTOSCALER_CONTROLLER_SCALEDOWN_SCALE_DOWN_ACTUATOR_H_
 
@@ -61,6 +62,9 @@ class ScaleDownActuator {
 
  private:
   bool Begin(const NodeStatus& s, const std::string& reason, absl::Time now);
+  // The most grace a pod gets, by the removal's reason: a preempted or broken node's drain is
+  // bounded by its own time.
+  absl::Duration MaxGrace(absl::string_view reason) const;
   // Evicts what is left; true when nothing is.
   bool Drain(const NodeStatus& s, const ClusterView& view, absl::Duration max_grace,
              ScaleDownReport& report);

@@ -24,6 +24,14 @@ void ScaleDownStep::ContinueRemovals(const PlanningInput& in, ScaleDownReport& r
   actuator_.StartPreempted(in, report);
 }
 
+void ScaleDownStep::StartRepairs(const std::vector<int>& nodes, const PlanningInput& in,
+                                 ScaleDownReport& report) {
+  std::vector<NodeRemoval> removals;
+  removals.reserve(nodes.size());
+  for (int n : nodes) removals.push_back({n, kRepairReason, {}, "the node is broken"});
+  actuator_.Start(removals, in, report);
+}
+
 ScaleDownResult ScaleDownStep::Run(const PlanningInput& in, const AfterScaleUp& loop,
                                    ScaleDownReport& report) {
   const ClusterView& view = in.view;

@@ -58,6 +58,9 @@ class ScaleDownStep {
 
   // Moves every removal under way on, and starts the drains of the state's preempted nodes.
   void ContinueRemovals(const PlanningInput& in, ScaleDownReport& report);
+  // Begins the removal of each state node in `nodes` as the repair of a broken node.
+  void StartRepairs(const std::vector<int>& nodes, const PlanningInput& in,
+                    ScaleDownReport& report);
   // Judges, marks and starts what is due. A replacement's MIG layout goes to `in.kept.mig`
   // ahead of the ask.
   ScaleDownResult Run(const PlanningInput& in, const AfterScaleUp& loop, ScaleDownReport& report);

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "absl/strings/match.h"
+#include "absl/time/time.h"
+
 #include "kubeobjects/documents.h"
 
 namespace gpua {
@@ -60,6 +63,68 @@ status: {allocatable: {cpu: "8", memory: 32Gi, pods: "110"}}
   NodeObject copy = wrong;
   CHECK_FALSE(copy.Gpus().ok());
   CHECK(copy.Gpus().status().message().find("l4-a") != absl::string_view::npos);
+}
+
+TEST_CASE("a node's conditions are kept with their reasons and when they changed",
+          "[decode][health]") {
+  const NodeObject node = FirstNode(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: h100-a}
+status:
+  allocatable: {cpu: "8"}
+  conditions:
+  - {type: Ready, status: "True", lastTransitionTime: "2026-12-01T10:00:00Z"}
+  - type: AcceleratedHardwareReady
+    status: "False"
+    reason: NvidiaXID79Error
+    message: GPU has fallen off the bus
+    lastTransitionTime: "2026-12-01T11:30:00Z"
+  - {type: GpuXidWatch, status: "True"}
+)");
+  CHECK(node.ready);
+  REQUIRE(node.conditions.size() == 3);
+  const NodeConditionStatus* hw = node.Condition("AcceleratedHardwareReady");
+  REQUIRE(hw != nullptr);
+  CHECK(hw->status == "False");
+  CHECK(hw->reason == "NvidiaXID79Error");
+  CHECK(hw->message == "GPU has fallen off the bus");
+  REQUIRE(hw->last_transition.has_value());
+  CHECK(absl::FormatTime("%H:%M", *hw->last_transition, absl::UTCTimeZone()) == "11:30");
+  const NodeConditionStatus* xid = node.Condition("GpuXidWatch");
+  REQUIRE(xid != nullptr);
+  CHECK_FALSE(xid->last_transition.has_value());
+  CHECK(node.Condition("KernelReady") == nullptr);
+}
+
+TEST_CASE("a condition without a type, or with a status that is not text, names the field",
+          "[decode][health]") {
+  auto decode = [](const std::string& text) {
+    auto objects = ParseObjects(text, "nodes.yaml");
+    REQUIRE(objects.ok());
+    return DecodeNode(objects->front()).status();
+  };
+  const absl::Status untyped = decode(R"(
+kind: Node
+metadata: {name: n1}
+status: {conditions: [{status: "False"}]}
+)");
+  CHECK(untyped.message() ==
+        "Node n1: status.conditions[0].type: missing");
+  const absl::Status numeric = decode(R"(
+kind: Node
+metadata: {name: n2}
+status: {conditions: [{type: GpuMemWatch, status: [1]}]}
+)");
+  CHECK(absl::StrContains(numeric.message(), "status.conditions[0].status"));
+  // An unreadable time is not an error: the condition stands, its time unknown.
+  const NodeObject timeless = FirstNode(R"(
+kind: Node
+metadata: {name: n3}
+status: {conditions: [{type: GpuMemWatch, status: "True", lastTransitionTime: yesterday}]}
+)");
+  REQUIRE(timeless.Condition("GpuMemWatch") != nullptr);
+  CHECK_FALSE(timeless.Condition("GpuMemWatch")->last_transition.has_value());
 }
 
 }  // namespace

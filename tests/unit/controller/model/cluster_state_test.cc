@@ -13,6 +13,8 @@ using testing::H100Template;
 using testing::kNow;
 using testing::NodeOf;
 
+std::shared_ptr<NodeObject> Mutable(const NodePtr& n) { return std::make_shared<NodeObject>(*n); }
+
 struct Fixture {
   ProviderSnapshot provider;
   ClusterView view;
@@ -53,6 +55,56 @@ TEST_CASE("a ready GPU node without its GPUs is not started until the startup ti
   ClusterState old = f.Build(builder, kNow + absl::Minutes(20));
   CHECK(old.groups[0].counts.unready == 1);
   CHECK(old.groups[0].counts.resource_unready == 1);
+}
+
+TEST_CASE("a ready node with a startup taint or a readiness condition not True is starting",
+          "[controller][cluster-state][health]") {
+  Fixture f(Group("h100", H100Template(), 5));
+  const absl::Time young = kNow - absl::Minutes(2);
+  // gpu-operator's recipe: the Node Readiness Controller's taint, any readiness.k8s.io/ key.
+  auto nrc = Mutable(NodeOf("h100-nrc", H100Template(), young));
+  nrc->node.taints.push_back(
+      {"readiness.k8s.io/nvidia-gpu-not-ready", "pending", TaintEffect::kNoSchedule});
+  f.AddNode(nrc);
+  // A key of the user's own, given with --startup-taint as a prefix.
+  auto own = Mutable(NodeOf("h100-own", H100Template(), young));
+  own->node.taints.push_back({"example.com/gpu-burn-in", "", TaintEffect::kNoSchedule});
+  f.AddNode(own);
+  // Node Problem Detector's condition, not yet True.
+  auto npd = Mutable(NodeOf("h100-npd", H100Template(), young));
+  npd->conditions.push_back({"nvidia.com/GPUReady", "False", "DriverLoading", "", young});
+  f.AddNode(npd);
+  // The same condition True, and a node with none: both are up.
+  auto up = Mutable(NodeOf("h100-up", H100Template(), young));
+  up->conditions.push_back({"nvidia.com/GPUReady", "True", "", "", young});
+  f.AddNode(up);
+  f.AddNode(NodeOf("h100-plain", H100Template(), young));
+  f.options.startup_taints = {"example.com/"};
+  ClusterStateBuilder builder(f.options);
+  const ClusterState s = f.Build(builder);
+  CHECK(s.groups[0].counts.not_started == 3);
+  CHECK(s.groups[0].counts.ready == 2);
+  CHECK(s.nodes[0].readiness_pending);
+  CHECK(s.nodes[2].readiness_pending);
+  CHECK_FALSE(s.nodes[3].readiness_pending);
+  // Past the startup time they are unready, as cluster-autoscaler judges a startup taint.
+  const ClusterState later = f.Build(builder, kNow + absl::Minutes(20));
+  CHECK(later.groups[0].counts.unready == 3);
+}
+
+TEST_CASE("a status taint, or a key not named, keeps a node ready", "[controller][cluster-state]") {
+  Fixture f(Group("h100", H100Template(), 1));
+  auto n = Mutable(NodeOf("h100-0", H100Template(), kNow - absl::Minutes(2)));
+  n->node.taints.push_back(
+      {"status-taint.cluster-autoscaler.kubernetes.io/gpu", "", TaintEffect::kNoSchedule});
+  n->node.taints.push_back({"example.com/gpu-burn-in", "", TaintEffect::kNoSchedule});
+  f.AddNode(n);
+  f.options.readiness_conditions.clear();
+  ClusterStateBuilder builder(f.options);
+  CHECK(f.Build(builder).groups[0].counts.ready == 1);
+  f.options.startup_taints = {"example.com/gpu-burn-in"};
+  ClusterStateBuilder named(f.options);
+  CHECK(f.Build(named).groups[0].counts.not_started == 1);
 }
 
 TEST_CASE("shared and MIG GPUs count as advertised by their own names",
