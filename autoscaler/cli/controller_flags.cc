@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "autoscaler/cli/listen_address.h"
+#include "base/file.h"
 #include "base/status_macros.h"
 #include "cloudproviders/provider_registry.h"
 #include "estimator/expander.h"
@@ -33,6 +34,7 @@ constexpr char kCommand[] = "gpu-autoscaler";
 struct RawFlags {
   std::vector<std::string> nodes, gpu_total, auto_discovery, startup_taints, status_taints;
   std::vector<std::string> readiness_conditions;
+  std::string repair_policy_file;
   std::string cores_total = "0:320000", memory_total = "0:6400000", estimator = "binpacking";
   std::string lock = "leases";
   int64_t max_nodes_total = 0, max_nodes_per_scaleup = 1000, ok_unready = 3, verbosity = 0;
@@ -228,6 +230,20 @@ void AddScaleDownFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
             "keep nodes running pods of controllers other than the built-in ones");
 }
 
+void AddRepairFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
+  RepairOptions& repair = c.controller.repair;
+  f.AddBool("node-repair", &repair.enabled,
+            "ours: replace nodes the repair policies find broken past their toleration");
+  f.AddString("gpu-repair-policy", &r.repair_policy_file,
+              "ours: a file of repair policies (conditions, taints, missing GPUs; per group) "
+              "that change the built-in ones; see docs/gpu-health.md");
+  f.AddDouble("max-unhealthy-percent", &repair.max_unhealthy_percent,
+              "ours: at most this share of a group's, and of the cluster's, nodes under repair "
+              "at once (at least one node)");
+  f.AddDuration("repair-drain-time", &c.controller.scale_down.repair_drain_time,
+                "ours: how long a broken node's pods get to leave before it is deleted anyway");
+}
+
 void AddLeaderElectionFlags(FlagSet& f, ControllerConfig& c, RawFlags& r) {
   kube::LeaderElectionConfig& l = c.leader_election;
   f.AddBool("leader-elect", &c.leader_elect, "take the lease before acting (one acts at a time)");
@@ -378,6 +394,26 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
     return Bad(flag, number(v), absl::StrCat("a number from ", number(lo), " to ", number(hi)));
   };
   GPUA_RETURN_IF_ERROR(in_range("max-total-unready-percentage", r.max_unready_percentage, 0, 100));
+  GPUA_RETURN_IF_ERROR(
+      in_range("max-unhealthy-percent", o.repair.max_unhealthy_percent, 0, 100));
+  if (o.scale_down.repair_drain_time < absl::ZeroDuration()) {
+    return Bad("repair-drain-time", absl::FormatDuration(o.scale_down.repair_drain_time),
+               "a duration of 0 or more");
+  }
+  if (!r.repair_policy_file.empty()) {
+    absl::StatusOr<std::string> text = ReadFile(r.repair_policy_file, kMaxConfigFileBytes);
+    if (!text.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kCommand, ": --gpu-repair-policy: ", text.status().message()));
+    }
+    absl::StatusOr<RepairPolicies> policies =
+        RepairPolicies::Parse(*text, r.repair_policy_file);
+    if (!policies.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kCommand, ": --gpu-repair-policy: ", policies.status().message()));
+    }
+    o.repair.policies = *std::move(policies);
+  }
   GPUA_RETURN_IF_ERROR(in_range("scale-down-utilization-threshold", r.utilization_threshold, 0, 1));
   GPUA_RETURN_IF_ERROR(
       in_range("scale-down-gpu-utilization-threshold", r.gpu_utilization_threshold, 0, 1));
@@ -454,6 +490,7 @@ absl::StatusOr<ControllerConfig> ParseControllerFlags(const CommandArgs& args, b
   AddLoopFlags(flags, config, raw);
   AddScaleUpFlags(flags, config, raw);
   AddScaleDownFlags(flags, config, raw);
+  AddRepairFlags(flags, config, raw);
   AddLeaderElectionFlags(flags, config, raw);
   AddCompatibilityFlags(flags);
   GPUA_ASSIGN_OR_RETURN(const std::vector<std::string> rest, flags.Parse(args));
@@ -479,6 +516,7 @@ DecisionFlags::DecisionFlags(FlagSet& flags) : state_(std::make_unique<State>())
   AddLoopFlags(flags, state_->config, state_->raw);
   AddScaleUpFlags(flags, state_->config, state_->raw);
   AddScaleDownFlags(flags, state_->config, state_->raw);
+  AddRepairFlags(flags, state_->config, state_->raw);
 }
 
 DecisionFlags::~DecisionFlags() = default;
