@@ -15,6 +15,31 @@
 
 namespace gpua {
 
+namespace {
+
+// The repair plan's nodes as the status shows them, with what was done about each.
+std::vector<UnhealthyNodeStatus> UnhealthyForStatus(const LoopReport& report) {
+  const ClusterState& state = report.state;
+  const RepairPlan& plan = report.repair_plan;
+  absl::flat_hash_map<int, std::string> state_of;
+  for (int i : plan.cordon) state_of[i] = "tainted";
+  for (const RepairWait& w : plan.waiting) state_of[w.why.node] = "waiting: " + w.reason;
+  for (const RepairStart& r : plan.start) state_of[r.node] = "repairing";
+  std::vector<UnhealthyNodeStatus> out;
+  for (const UnhealthyNode& u : plan.unhealthy) {
+    const NodeStatus& s = state.nodes[u.node];
+    auto it = state_of.find(u.node);
+    std::string what = it != state_of.end() ? it->second
+                       : u.Due(state.now)   ? "tainted"
+                                            : absl::StrCat("tolerated until ", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", u.due(), absl::UTCTimeZone()));
+    out.push_back({s.node->node.name, state.groups[s.group].id(), u.policy.Reason(), u.detail,
+                   u.since, std::move(what)});
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::string> ConfigMapsRead(const ControllerOptions& options) {
   // The status ConfigMap keeps the MIG layouts on their way even when no status is written.
   return {kPriorityExpanderConfigMap, options.status.configmap_name};
@@ -60,7 +85,7 @@ LoopReport Controller::RunOnce(absl::Time now) {
     Observe(view, report, now);
     if (report.skipped.empty()) Act(view, report, now);
     kept_.mig.Keep();
-    status_.Write(report.state, report.scale_down, now);
+    status_.Write(report.state, report.scale_down, now, UnhealthyForStatus(report));
   }
   report.durations["main"] = clock_.Now() - began;
   report.end = now + (clock_.Now() - began);

@@ -35,6 +35,7 @@ struct GroupState {
   int next_index = 0;
   bool stockout = false;
   absl::Status increase_error;
+  absl::Status call_error;  // every call of the group answers it (FailGroupCalls)
   std::vector<SimInstance> instances;
   absl::Duration billed_gone;  // of the instances that are gone
   int interruptions = 0;       // reclaim notices given (spot, or Interrupt)
@@ -318,7 +319,9 @@ class SimulatedCloud::Group : public NodeGroup {
     absl::MutexLock lock(&state.mu);
     const absl::Time now = cloud_.clock_.Now();
     state.Advance(now);
-    return fn(*state.Find(id_), now);
+    GroupState& g = *state.Find(id_);
+    if (!g.call_error.ok()) return g.call_error;
+    return fn(g, now);
   }
 
   SimulatedCloud& cloud_;
@@ -441,6 +444,11 @@ void SimulatedCloud::SetStockout(const std::string& group, bool out_of_capacity)
 void SimulatedCloud::FailIncreases(const std::string& group, absl::Status error) {
   absl::MutexLock lock(&state_->mu);
   if (GroupState* g = state_->Find(group)) g->increase_error = std::move(error);
+}
+
+void SimulatedCloud::FailGroupCalls(const std::string& group, absl::Status error) {
+  absl::MutexLock lock(&state_->mu);
+  if (GroupState* g = state_->Find(group)) g->call_error = std::move(error);
 }
 
 void SimulatedCloud::FailNextCalls(absl::Status error, int count) {

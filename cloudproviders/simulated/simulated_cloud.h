@@ -77,6 +77,9 @@ class SimulatedCloud : public CloudProvider {
   void SetStockout(const std::string& group, bool out_of_capacity);
   // The next `count` calls (any of them) answer `error`.
   void FailNextCalls(absl::Status error, int count);
+  // Every call of the group's (its size, instances, template, options, changes) answers
+  // `error` until cleared with OK: one group's API broken, the others not.
+  void FailGroupCalls(const std::string& group, absl::Status error);
   // Every call takes this long on the clock before it answers.
   void SetLatency(absl::Duration latency);
   // The group's increases answer `error` (a quota, a refused API call) until cleared with OK.

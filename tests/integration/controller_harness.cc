@@ -43,6 +43,38 @@ ControllerHarness::ControllerHarness(const std::string& node_groups_yaml, Contro
 
 ControllerHarness::~ControllerHarness() = default;
 
+void ControllerHarness::SetCondition(const std::string& node, const std::string& type,
+                                     const std::string& status, const std::string& reason,
+                                     std::optional<absl::Time> since) {
+  kubelet->Sync();
+  std::optional<nlohmann::json> object = server.Get("nodes", "", node);
+  REQUIRE(object.has_value());
+  nlohmann::json& conditions = (*object)["status"]["conditions"];
+  const std::string when =
+      absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", since.value_or(clock.Now()), absl::UTCTimeZone());
+  nlohmann::json condition = {{"type", type},
+                              {"status", status},
+                              {"reason", reason},
+                              {"message", ""},
+                              {"lastHeartbeatTime", when},
+                              {"lastTransitionTime", when}};
+  bool replaced = false;
+  for (nlohmann::json& c : conditions) {
+    if (c.value("type", "") != type) continue;
+    c = condition;
+    replaced = true;
+  }
+  if (!replaced) conditions.push_back(condition);
+  object->at("metadata").erase("resourceVersion");
+  server.Upsert("nodes", *std::move(object));
+}
+
+std::map<std::string, std::string> ControllerHarness::Annotations(const std::string& node) {
+  std::optional<nlohmann::json> object = server.Get("nodes", "", node);
+  if (!object.has_value()) return {};
+  return object->at("metadata").value("annotations", std::map<std::string, std::string>{});
+}
+
 void ControllerHarness::AddPendingPod(const std::string& name, const nlohmann::json& resources,
                                       const nlohmann::json& extra_metadata) {
   nlohmann::json meta = {{"name", name},

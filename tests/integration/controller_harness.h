@@ -40,6 +40,12 @@ class ControllerHarness {
                      const nlohmann::json& extra_metadata = nlohmann::json::object(),
                      const nlohmann::json& extra_spec = nlohmann::json::object());
   void AddPdb(const std::string& name, const std::string& app, int allowed);
+  // Sets the node's condition `type` as a node agent does (status.conditions, the kubelet's
+  // Ready left alone unless it is the one set), changed at `since` (the clock's now if unset).
+  void SetCondition(const std::string& node, const std::string& type, const std::string& status,
+                    const std::string& reason = "", std::optional<absl::Time> since = {});
+  // The node's annotations; empty when the node is gone.
+  std::map<std::string, std::string> Annotations(const std::string& node);
   // The controller process dies and a new one starts, with no memory of the old one.
   void RestartController();
   // The node's taints, "key=value:Effect" each; empty when the node is gone.

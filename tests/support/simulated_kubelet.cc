@@ -39,7 +39,24 @@ nlohmann::json SimulatedKubelet::NodeFor(const NodeGroupConfig& g, const std::st
   }
   if (under_notice) AddSpotInterruptionTaint(node);
   const nlohmann::json labels = node["metadata"].value("labels", nlohmann::json::object());
+  // Node agents (Node Problem Detector, EKS's monitoring agent) set conditions of their own
+  // beside the kubelet's Ready; a kubelet's status update leaves them.
+  nlohmann::json others = nlohmann::json::array();
+  if (node.contains("status") && node["status"].contains("conditions")) {
+    for (const nlohmann::json& c : node["status"]["conditions"]) {
+      if (c.value("type", "") != "Ready") others.push_back(c);
+    }
+  }
   node["status"] = NodeStatusFor(t, labels.value(kMigConfigLabel, ""), gpus_ready);
+  for (nlohmann::json& c : others) node["status"]["conditions"].push_back(std::move(c));
+  if (auto lost = lost_gpus_.find(name); lost != lost_gpus_.end() && lost->second > 0) {
+    for (const char* field : {"allocatable", "capacity"}) {
+      nlohmann::json& list = node["status"][field];
+      if (!list.contains("nvidia.com/gpu")) continue;
+      const int has = std::stoi(list["nvidia.com/gpu"].get<std::string>());
+      list["nvidia.com/gpu"] = std::to_string(std::max(0, has - lost->second));
+    }
+  }
   return node;
 }
 

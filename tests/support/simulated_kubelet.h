@@ -27,6 +27,9 @@ class SimulatedKubelet {
 
   // Instances of these groups never register (a node that cannot join).
   void NeverRegister(const std::string& group) { broken_.insert(group); }
+  // The node's device plugin advertises `gpus` fewer GPUs from the next Sync (a GPU marked
+  // unhealthy, fallen off the bus); 0 again for all.
+  void LoseGpus(const std::string& node, int gpus) { lost_gpus_[node] = gpus; }
 
   // The instances running now registered at `when` (a cluster that was up before the test).
   void RegisteredAt(absl::Time when);
@@ -51,6 +54,7 @@ class SimulatedKubelet {
   FakeApiServer& server_;
   Clock& clock_;
   std::set<std::string> broken_;
+  std::map<std::string, int> lost_gpus_;  // node -> GPUs it no longer advertises
   // Stops evicted pods once their grace period has passed (as their kubelet would), and
   // lets the pod garbage collector take the pods of nodes that are gone.
   void FinishPods(const std::set<std::string>& nodes);

@@ -155,7 +155,15 @@ AutoscalerMetrics::AutoscalerMetrics(MetricsRegistry& r)
                                   {"node_group"})),
       idle_gpu_cost_(r.Counter(Ours("idle_gpu_cost_total"),
                                "What idle GPUs cost, in the provider's currency, by node group.",
-                               {"node_group"})) {}
+                               {"node_group"})),
+      gpu_nodes_unhealthy_(r.Gauge(Ours("gpu_nodes_unhealthy"),
+                                   "GPU nodes broken past their repair policy's toleration, or "
+                                   "under repair, by node group.",
+                                   {"node_group"})),
+      node_repairs_(r.Counter(Ours("node_repairs_total"),
+                              "Repairs begun, by the signal that called for them "
+                              "(AcceleratedHardwareReady=False, GPUsMissing, ...).",
+                              {"reason"})) {}
 
 void AutoscalerMetrics::CountError(const std::string& type) { errors_.Add({type}, 1); }
 
@@ -175,10 +183,34 @@ void AutoscalerMetrics::Record(const LoopReport& report, const ControllerOptions
   RecordScaleUps(report);
   RecordScaleDown(report);
   RecordIdleGpus(report);
+  RecordRepairs(report);
   unregistered_removed_.Add({}, report.stale.unregistered_deleted);
   if (report.stale.failed_deleted > 0) {
     failed_node_creations_.Add({"creation_error"}, report.stale.failed_deleted);
   }
+}
+
+void AutoscalerMetrics::RecordRepairs(const LoopReport& report) {
+  const ClusterState& state = report.state;
+  std::vector<int> by_group(state.groups.size(), 0);
+  const auto is_gpu_node = [&](const NodeStatus& s) {
+    const ProviderGroup& p = *state.groups[s.group].provider;
+    const bool dra = p.node_template.has_value() && !p.node_template->resource_slices.empty();
+    const auto& own = s.node->Gpus();
+    return p.gpus != nullptr || dra || (own.ok() && *own != nullptr);
+  };
+  for (const UnhealthyNode& u : report.repair_plan.unhealthy) {
+    const NodeStatus& s = state.nodes[u.node];
+    if (u.Due(state.now) && s.node->Marks().repair.empty() && is_gpu_node(s)) ++by_group[s.group];
+  }
+  for (const NodeStatus& s : state.nodes) {
+    if (s.group >= 0 && !s.node->Marks().repair.empty() && is_gpu_node(s)) ++by_group[s.group];
+  }
+  gpu_nodes_unhealthy_.Clear();
+  for (size_t g = 0; g < state.groups.size(); ++g) {
+    gpu_nodes_unhealthy_.Set({state.groups[g].id()}, by_group[g]);
+  }
+  for (const auto& [reason, n] : report.repairs.by_reason) node_repairs_.Add({reason}, n);
 }
 
 void AutoscalerMetrics::RecordState(const ClusterState& state, const ControllerOptions& options) {

@@ -29,6 +29,7 @@ class AutoscalerMetrics {
   void RecordScaleUps(const LoopReport& report);
   void RecordScaleDown(const LoopReport& report);
   void RecordIdleGpus(const LoopReport& report);
+  void RecordRepairs(const LoopReport& report);
 
   MetricsRegistry& registry_;
   MetricFamily& safe_to_autoscale_;
@@ -69,6 +70,8 @@ class AutoscalerMetrics {
   MetricFamily& repeat_scale_ups_;
   MetricFamily& idle_gpu_seconds_;
   MetricFamily& idle_gpu_cost_;
+  MetricFamily& gpu_nodes_unhealthy_;
+  MetricFamily& node_repairs_;
   absl::Time last_loop_ = absl::InfinitePast();
 };
 

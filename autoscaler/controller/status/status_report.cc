@@ -115,7 +115,8 @@ nlohmann::ordered_json StatusReporter::Condition(const std::string& key, const s
 }
 
 nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const ScaleDownStatus& down,
-                                             absl::Time now) {
+                                             absl::Time now,
+                                             const std::vector<UnhealthyNodeStatus>& unhealthy) {
   nlohmann::ordered_json status;
   status["time"] = StatusTime(now);
   status["autoscalerStatus"] = "Running";
@@ -151,6 +152,16 @@ nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const Sc
     gh["cloudProviderTarget"] = g.provider->target_size;
     gh["minSize"] = g.provider->min_size;
     gh["maxSize"] = g.provider->max_size;
+    nlohmann::ordered_json broken = nlohmann::ordered_json::array();
+    for (const UnhealthyNodeStatus& u : unhealthy) {
+      if (u.group != g.id()) continue;
+      broken.push_back({{"node", u.node},
+                        {"signal", u.signal},
+                        {"detail", u.detail},
+                        {"since", ApiTime(u.since)},
+                        {"state", u.state}});
+    }
+    if (!broken.empty()) gh["unhealthyNodes"] = std::move(broken);
     group["health"] = std::move(gh);
     const std::string up = g.backoff.has_value() ? "Backoff"
                            : g.upcoming > 0      ? "InProgress"
@@ -173,9 +184,10 @@ nlohmann::ordered_json StatusReporter::Build(const ClusterState& state, const Sc
   return status;
 }
 
-void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now) {
+void StatusReporter::Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now,
+                           const std::vector<UnhealthyNodeStatus>& unhealthy) {
   if (!options_.write_configmap) return;
-  const nlohmann::ordered_json status = Build(state, down, now);
+  const nlohmann::ordered_json status = Build(state, down, now, unhealthy);
   const absl::Status s = writer_.WriteConfigMap(options_.namespace_name, options_.configmap_name,
                                                 {{"status", ToYaml(status)}},
                                                 {{kStatusLastUpdatedAnnotation, StatusTime(now)}});

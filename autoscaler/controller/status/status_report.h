@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "autoscaler/controller/model/cluster_state.h"
@@ -27,6 +28,17 @@ struct ScaleDownStatus {
   int total() const;
 };
 
+// A node broken by a repair policy's signal, for the status: under its group, at
+// nodeGroups[].health.unhealthyNodes (ours; only when there are some).
+struct UnhealthyNodeStatus {
+  std::string node;
+  std::string group;
+  std::string signal;  // "AcceleratedHardwareReady=False"
+  std::string detail;  // the condition's reason and message
+  absl::Time since;
+  std::string state;  // tolerated until <time>, tainted, repairing, waiting: <why>
+};
+
 // Go's time.Time.String(), as cluster-autoscaler writes `time` and the annotation:
 // "2026-12-01 10:00:00.123456789 +0000 UTC".
 std::string StatusTime(absl::Time t);
@@ -42,10 +54,12 @@ class StatusReporter {
   // The status as an object in the schema's key order; remembers when each condition last
   // changed, for lastTransitionTime.
   nlohmann::ordered_json Build(const ClusterState& state, const ScaleDownStatus& down,
-                               absl::Time now);
+                               absl::Time now,
+                               const std::vector<UnhealthyNodeStatus>& unhealthy = {});
   // Builds and writes it, when --write-status-configmap is on, with the last-updated
   // annotation (the ConfigMap's other annotations stay).
-  void Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now);
+  void Write(const ClusterState& state, const ScaleDownStatus& down, absl::Time now,
+             const std::vector<UnhealthyNodeStatus>& unhealthy = {});
 
  private:
   nlohmann::ordered_json Condition(const std::string& key, const std::string& status,
