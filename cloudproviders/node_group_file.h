@@ -37,6 +37,9 @@ struct SimulationSettings {
   DelayDistribution provisioning_delay;
   DelayDistribution gpu_ready_delay;
   double spot_interruptions_per_hour = 0;
+  // A running node's GPUs fail (XID 79, fallen off the bus) at this rate per node-hour:
+  // EKS's monitoring agent then sets AcceleratedHardwareReady=False on its Node.
+  double gpu_failures_per_node_hour = 0;
 };
 
 // Warm capacity for `simulate`: idle nodes of the group kept ready, by time of day if

@@ -111,6 +111,9 @@ void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time
     report.repair_plan = PlanRepairs(report.state, view, health_judge_.Judge(report.state, now),
                                      options_.repair);
     MarkRepaired(report.repair_plan, report.state);
+    for (const UnhealthyNode& u : report.repair_plan.unhealthy) {
+      if (!u.Due(now)) report.next_repair_due = std::min(report.next_repair_due, u.due());
+    }
   });
 }
 
@@ -142,7 +145,9 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   Timed(report, "scaleUp", [&] {
     const std::vector<PodPtr> homeless =
         state.healthy ? HomelessPods(view, state) : std::vector<PodPtr>{};
-    ScaleUpResult up = scale_up_.Run(in, {pending, homeless, warm.pods});
+    std::map<std::string, int> replacements;
+    for (const std::string& g : report.repairs.replacements) ++replacements[g];
+    ScaleUpResult up = scale_up_.Run(in, {pending, homeless, warm.pods, std::move(replacements)});
     report.fit_existing = up.fit_existing;
     report.without_scale_up = up.without_scale_up;
     report.scale_ups = std::move(up.outcomes);

@@ -26,6 +26,7 @@ constexpr std::array<absl::string_view, kFaultKindCount> kNames = {
     "registers_without_gpus",
     "spot_burst",
     "node_object_lingers",
+    "gpu_failure",
     "restart_between_loops",
     "restart_mid_action",
     "leader_change",
@@ -33,6 +34,14 @@ constexpr std::array<absl::string_view, kFaultKindCount> kNames = {
 
 absl::StatusOr<FaultRate> ReadRate(FaultKind kind, const JsonReader& r) {
   FaultRate rate;
+  if (IsNodeFault(kind)) {
+    GPUA_RETURN_IF_ERROR(r.RejectUnknown({"gpuFailuresPerNodeHour"}));
+    GPUA_ASSIGN_OR_RETURN(rate.per_node_hour, r.Field("gpuFailuresPerNodeHour").Double());
+    if (!(rate.per_node_hour >= 0 && rate.per_node_hour <= 1000)) {
+      return r.Field("gpuFailuresPerNodeHour").Error("must be from 0 to 1000");
+    }
+    return rate;
+  }
   if (IsCallFault(kind)) {
     GPUA_RETURN_IF_ERROR(r.RejectUnknown({"probability"}));
     GPUA_ASSIGN_OR_RETURN(rate.probability, r.Field("probability").Double());
@@ -101,6 +110,8 @@ bool IsCallFault(FaultKind kind) {
   }
 }
 
+bool IsNodeFault(FaultKind kind) { return kind == FaultKind::kGpuFailure; }
+
 bool FaultProfile::Any() const {
   if (workload.Any()) return true;
   for (const FaultRate& r : rates) {
@@ -132,6 +143,7 @@ FaultProfile DefaultFaultProfile() {
   call(FaultKind::kRegistersWithoutGpus, 0.03);
   timed(FaultKind::kSpotBurst, absl::Minutes(40), absl::ZeroDuration());
   call(FaultKind::kNodeObjectLingers, 0.5);
+  p.rate(FaultKind::kGpuFailure).per_node_hour = 0.03;
   timed(FaultKind::kRestartBetweenLoops, absl::Minutes(40), absl::ZeroDuration());
   timed(FaultKind::kRestartMidAction, absl::Minutes(30), absl::ZeroDuration());
   timed(FaultKind::kLeaderChange, absl::Minutes(40), absl::Seconds(30));

@@ -6,6 +6,7 @@
 //   faults:
 //     api_error_evict: {probability: 0.02}
 //     watch_cut: {every: 3h, duration: 40s}
+//     gpu_failure: {gpuFailuresPerNodeHour: 0.01}
 //   workload:
 //     disruption_budgets: {share: 0.3}
 //     not_safe_to_evict: {share: 0.05}
@@ -52,23 +53,31 @@ enum class FaultKind {
   // A machine gone, its Node object stays a while (NotReady, unreachable), as when the
   // cloud's node lifecycle controller is slow or absent: the autoscaler deletes the object.
   kNodeObjectLingers,
+  // A running GPU node's GPUs fail (XID 79): its Node says AcceleratedHardwareReady=False and
+  // the controller's repair must replace it. A rate per node-hour (gpuFailuresPerNodeHour).
+  kGpuFailure,
   // The controller process.
   kRestartBetweenLoops,
   kRestartMidAction,  // dies at a random write or provider change within a loop
   kLeaderChange,      // the leader cannot renew its Lease; the other replica takes over
 };
-inline constexpr size_t kFaultKindCount = 19;
+inline constexpr size_t kFaultKindCount = 20;
 
 absl::string_view FaultKindName(FaultKind kind);
 std::optional<FaultKind> FaultKindNamed(absl::string_view name);
 // Faults that happen to calls (a probability), as against faults in time (an interval).
 bool IsCallFault(FaultKind kind);
+// Faults that strike each node at a rate per node-hour.
+bool IsNodeFault(FaultKind kind);
 
 struct FaultRate {
   double probability = 0;                           // per call, for call faults
   absl::Duration every = absl::InfiniteDuration();  // mean interval, for faults in time
   absl::Duration duration = absl::ZeroDuration();   // how long one lasts, where it lasts
-  bool Active() const { return probability > 0 || every < absl::InfiniteDuration(); }
+  double per_node_hour = 0;                         // for faults that strike each node
+  bool Active() const {
+    return probability > 0 || every < absl::InfiniteDuration() || per_node_hour > 0;
+  }
 };
 
 // Shares of the trace's Jobs, drawn for the seed.

@@ -48,7 +48,7 @@ FaultSoak::FaultSoak(FaultSoakSettings settings, SimCluster& cluster, SimulatedC
       cloud_(cloud),
       groups_(settings.groups),
       steady_stockouts_(std::move(settings.steady_stockouts)),
-      checker_(cluster, settings.options.scale_down, settings.options.scan_interval),
+      checker_(cluster, settings.options, settings.options.scan_interval),
       source_(cluster, clock),
       writer_(cluster, faults_, checker_),
       faulty_cloud_(cloud, faults_, checker_),
@@ -60,8 +60,12 @@ FaultSoak::FaultSoak(FaultSoakSettings settings, SimCluster& cluster, SimulatedC
   const absl::Time now = clock.Now();
   for (size_t k = 0; k < kFaultKindCount; ++k) {
     const FaultKind kind = static_cast<FaultKind>(k);
-    if (!IsCallFault(kind) && faults_.Enabled(kind)) next_[kind] = faults_.NextAfter(kind, now);
+    if (!IsCallFault(kind) && !IsNodeFault(kind) && faults_.Enabled(kind)) {
+      next_[kind] = faults_.NextAfter(kind, now);
+    }
   }
+  // Each GPU node draws when its GPUs fail, in the cloud, from the seed.
+  cloud_.AddGpuFailureRate(settings.profile.rate(FaultKind::kGpuFailure).per_node_hour);
 }
 
 FaultSoak::~FaultSoak() { cluster_.set_node_object_lingers(nullptr); }
@@ -207,6 +211,8 @@ FaultSoakResult FaultSoak::Result() const {
   for (size_t k = 0; k < kFaultKindCount; ++k) {
     r.faults[std::string(FaultKindName(static_cast<FaultKind>(k)))] = faults_.counts()[k];
   }
+  // The cloud strikes the GPUs: what reached a node is the cluster's count.
+  r.faults[std::string(FaultKindName(FaultKind::kGpuFailure))] = cluster_.accounts().gpu_failures;
   for (size_t i = 0; i < kInvariantCount; ++i) {
     r.invariants[std::string(InvariantName(static_cast<Invariant>(i)))] = checker_.counts()[i];
   }

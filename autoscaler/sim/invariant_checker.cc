@@ -15,6 +15,7 @@ constexpr std::array<absl::string_view, kInvariantCount> kNames = {
     "taint_left_behind",
     "pod_lost",
     "two_leaders",
+    "placed_on_broken_node",
 };
 
 const SimNode* FindNode(const SimCluster& cluster, const NodeRef& ref) {
@@ -32,9 +33,34 @@ absl::string_view InvariantName(Invariant invariant) {
   return kNames[static_cast<size_t>(invariant)];
 }
 
-InvariantChecker::InvariantChecker(const SimCluster& cluster, const ScaleDownOptions& options,
+InvariantChecker::InvariantChecker(const SimCluster& cluster, const ControllerOptions& options,
                                    absl::Duration loop_interval)
-    : cluster_(cluster), options_(options), loop_interval_(loop_interval) {}
+    : cluster_(cluster),
+      options_(options.scale_down),
+      repair_(options.repair),
+      loop_interval_(loop_interval) {}
+
+void InvariantChecker::CheckBrokenBinds() {
+  const std::vector<BrokenBind>& binds = cluster_.broken_binds();
+  // Seeing the signal, tainting and cordoning: a loop or two, more when a write fails or the
+  // view is stale for a while.
+  const absl::Duration act = std::max(absl::Minutes(2), 4 * loop_interval_);
+  for (; broken_binds_seen_ < binds.size(); ++broken_binds_seen_) {
+    const BrokenBind& b = binds[broken_binds_seen_];
+    if (!repair_.enabled) continue;
+    for (const RepairPolicy& p : repair_.policies.For(b.group)) {
+      if (p.Reason() != "AcceleratedHardwareReady=False") continue;
+      const absl::Time known = b.failed_at + p.toleration + act;
+      if (b.bound_at <= known) break;
+      Violate(Invariant::kPlacedOnBrokenNode,
+              absl::StrCat("pod ", b.pod, " was placed on node ", b.node, " ",
+                           absl::FormatDuration(b.bound_at - b.failed_at),
+                           " after its GPUs failed (", p.Reason(), ", tolerated ",
+                           absl::FormatDuration(p.toleration), ")"));
+      break;
+    }
+  }
+}
 
 int64_t InvariantChecker::total() const {
   int64_t n = 0;
@@ -75,6 +101,7 @@ void InvariantChecker::BeforeDelete(NodeGroup& group, const std::vector<NodeRef>
     tried_.insert(ref.name);
     const SimNode* node = FindNode(cluster_, ref);
     if (node == nullptr || node->noticed) continue;  // no node, or one going anyway
+    if (RepairDrainOver(*node)) continue;             // broken, and its bounded drain is over
     const std::string& name = node->object->node.name;
     if (auto evicted = unmovable_evicted_.find(name); evicted != unmovable_evicted_.end()) {
       Violate(Invariant::kDeletedWithRunningPod,
@@ -99,13 +126,25 @@ void InvariantChecker::BeforeDelete(NodeGroup& group, const std::vector<NodeRef>
   }
 }
 
+bool InvariantChecker::RepairDrainOver(const SimNode& node) const {
+  const NodeMarks& marks = node.object->Marks();
+  return node.gpu_failed_at.has_value() && marks.removal_reason == kRepairReason &&
+         marks.to_be_deleted_since.has_value() &&
+         cluster_.now() >= *marks.to_be_deleted_since + options_.repair_drain_time;
+}
+
 void InvariantChecker::Evicting(const std::string& namespace_name, const std::string& pod) {
   const std::string key = absl::StrCat(namespace_name, "/", pod);
   auto it = cluster_.pods().find(key);
   if (it == cluster_.pods().end() || it->second.node.empty() || it->second.stopping) return;
   if (it->second.object->safe_to_evict != false) return;
   auto node = cluster_.nodes().find(it->second.node);
-  if (node == cluster_.nodes().end() || node->second.noticed) return;
+  // A node going anyway (a reclaim notice, GPUs that failed) has its pods evicted whatever
+  // they say.
+  if (node == cluster_.nodes().end() || node->second.noticed ||
+      node->second.gpu_failed_at.has_value()) {
+    return;
+  }
   unmovable_evicted_.try_emplace(it->second.node, key);
 }
 
@@ -119,6 +158,7 @@ void InvariantChecker::Leaders(int acting) {
 void InvariantChecker::AfterLoop(const LoopReport& report, bool view_stale, int64_t arrived) {
   CheckScaleUps(report, view_stale);
   CheckTaints(report, view_stale);
+  CheckBrokenBinds();
   tried_.clear();
   std::erase_if(unmovable_evicted_, [&](const auto& entry) {
     return !cluster_.nodes().contains(entry.first);  // gone some other way: not ours to count
@@ -143,11 +183,13 @@ void InvariantChecker::CheckScaleUps(const LoopReport& report, bool view_stale) 
       continue;
     }
     std::vector<std::string> running;
+    int gone = 0;
     for (const PodPtr& pod : o.request.pods) {
       const std::string key = absl::StrCat(pod->spec.namespace_name, "/", pod->spec.name);
       auto it = cluster_.pods().find(key);
       if (it == cluster_.pods().end()) {
         running.push_back(key);
+        ++gone;
         continue;
       }
       // A pod on a node being reclaimed or removed needs a new home: asking for one is right.
@@ -157,7 +199,11 @@ void InvariantChecker::CheckScaleUps(const LoopReport& report, bool view_stale) 
         running.push_back(key);
       }
     }
-    if (!running.empty() && running.size() == o.request.pods.size()) {
+    // A stale view cannot know a pod went with its node a moment ago; its next incarnation
+    // needs the room as much. A pod that runs, though, was placed before the view went stale
+    // or on a node the controller asked for: asking again is a repeat.
+    const bool all_gone_unseen = view_stale && gone == static_cast<int>(running.size());
+    if (!running.empty() && running.size() == o.request.pods.size() && !all_gone_unseen) {
       Violate(Invariant::kRepeatScaleUp,
               absl::StrCat("node group ", o.request.group, " was asked for ", o.request.delta,
                            " more node(s) for pods that already run or are gone: ",

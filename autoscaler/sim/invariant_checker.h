@@ -3,7 +3,8 @@
 // - no node is deleted while a pod on it still runs without having been evicted (the
 //   simulated Eviction API refuses what a PodDisruptionBudget does not allow), nor after a
 //   pod the drain rules keep (safe-to-evict: "false") was evicted from it; a node under a
-//   reclaim notice is going anyway and is not held to it;
+//   reclaim notice is going anyway and is not held to it, nor is a node whose GPUs failed once
+//   its repair's bounded drain is over;
 // - no group is asked past its max or below its min;
 // - no increase is for pods nodes already on their way hold (the controller's own judgement,
 //   and the cluster's truth: pods that already run);
@@ -11,7 +12,9 @@
 //   deadline, or a DeletionCandidate taint on a node judged needed, for two loops in which
 //   nothing tried to remove it;
 // - no pod is lost: every pod that arrived is pending, running or finished;
-// - never two leaders acting in one loop.
+// - never two leaders acting in one loop;
+// - no pod is placed on a node whose GPUs failed, past the repair policy's toleration for its
+//   signal and the time the controller needs to act on it (a few loops, or two minutes).
 #ifndef GPUA_AUTOSCALER_SIM_INVARIANT_CHECKER_H_
 #define GPUA_AUTOSCALER_SIM_INVARIANT_CHECKER_H_
 
@@ -37,8 +40,9 @@ enum class Invariant {
   kTaintLeftBehind,
   kPodLost,
   kTwoLeaders,
+  kPlacedOnBrokenNode,
 };
-inline constexpr size_t kInvariantCount = 6;
+inline constexpr size_t kInvariantCount = 7;
 absl::string_view InvariantName(Invariant invariant);
 
 struct Violation {
@@ -49,7 +53,7 @@ struct Violation {
 
 class InvariantChecker : public CloudObserver, public WriteObserver {
  public:
-  InvariantChecker(const SimCluster& cluster, const ScaleDownOptions& options,
+  InvariantChecker(const SimCluster& cluster, const ControllerOptions& options,
                    absl::Duration loop_interval);
 
   // CloudObserver
@@ -74,9 +78,15 @@ class InvariantChecker : public CloudObserver, public WriteObserver {
   void Violate(Invariant invariant, std::string details);
   void CheckTaints(const LoopReport& report, bool view_stale);
   void CheckScaleUps(const LoopReport& report, bool view_stale);
+  void CheckBrokenBinds();
+  // A broken node being repaired whose drain has had its --repair-drain-time: it goes with
+  // what is left on it, as a node under a reclaim notice does.
+  bool RepairDrainOver(const SimNode& node) const;
 
   const SimCluster& cluster_;
   const ScaleDownOptions options_;
+  const RepairOptions repair_;
+  size_t broken_binds_seen_ = 0;
   const absl::Duration loop_interval_;
   std::array<int64_t, kInvariantCount> counts_{};
   std::array<std::optional<Violation>, kInvariantCount> first_;

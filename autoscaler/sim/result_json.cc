@@ -41,7 +41,11 @@ nlohmann::json FiguresJson(const Figures& f) {
           {"repeat_scale_ups", f.repeat_scale_ups},
           {"replacements", f.replacements},
           {"scale_downs", f.scale_downs},
-          {"preemptions", f.preemptions}};
+          {"preemptions", f.preemptions},
+          {"gpu_failures", f.gpu_failures},
+          {"repairs", f.repairs},
+          {"broken_node_hours", f.broken_node_hours},
+          {"broken_cost_usd", f.broken_cost_usd}};
 }
 
 }  // namespace
@@ -57,6 +61,15 @@ nlohmann::json ResultJson(const SimulationResult& r) {
   out["pods_finished"] = r.pods_finished;
   out["pods_restarted"] = r.pods_restarted;
   out["pods_without_group"] = r.pods_without_group;
+  if (r.total.gpu_failures > 0) {
+    out["repair"] = {{"time_to_repair_seconds",
+                      {{"p50", r.time_to_repair.p50},
+                       {"p95", r.time_to_repair.p95},
+                       {"max", r.time_to_repair.max},
+                       {"count", r.time_to_repair.count}}},
+                     {"broken_at_end", r.broken_at_end},
+                     {"pods_placed_on_broken", r.pods_placed_on_broken}};
+  }
   out["controller_loops"] = r.loops;
   out["controller_warnings"] = r.controller_warnings;
   if (r.soak.has_value()) {

@@ -174,6 +174,12 @@ void SimCluster::Advertise(SimNode& node, NodeObject& object) {
   object.node.allocatable = AdvertisedAllocatable(
       t, node.group->gpus, layout == object.node.labels.end() ? "" : layout->second,
       node.gpus_ready);
+  // The device plugin's health check marks the GPU that fell off the bus unhealthy: the
+  // kubelet advertises one whole GPU fewer.
+  if (const Quantity gpus = object.node.allocatable.Get("nvidia.com/gpu");
+      node.gpu_failed_at.has_value() && gpus.Sign() > 0) {
+    object.node.allocatable.Set("nvidia.com/gpu", gpus - Quantity::FromUnits(1));
+  }
   object.capacity = object.node.allocatable;
   SubtractFrom(node.free, node.allocatable);
   node.allocatable = catalog_.ToVector(object.node.allocatable);
@@ -212,11 +218,13 @@ bool SimCluster::SyncNodes(const std::vector<Machine>& machines) {
     }
     auto it = known->second;
     it->second.synced = sync_round_;
-    if (it->second.gpus_ready != ready || it->second.noticed != noticed) {
+    if (it->second.gpus_ready != ready || it->second.noticed != noticed ||
+        it->second.gpu_failed_at != m.gpu_failed_at) {
       SimNode& node = it->second;
       node.gpus_ready = ready;
       node.noticed = noticed;
       NodeObject object = *node.object;
+      NoteGpuFailure(node, m, object);
       Advertise(node, object);
       if (noticed) SetTaint(object.node.taints, kNoticeTaint);
       if (ready) devices_.Publish(it->first, node.group->config->spec.id);
@@ -283,15 +291,30 @@ void SimCluster::AddNode(const std::string& name, const Machine& m, bool gpus_re
   node.group = &group;
   node.gpus_ready = gpus_ready;
   node.noticed = noticed;
+  NoteGpuFailure(node, m, object);
   Advertise(node, object);
   // Its DRA drivers publish when its GPUs are up, as its device plugin advertises them.
   if (gpus_ready) devices_.Publish(name, m.group);
   Publish(node, std::move(object));
 }
 
+void SimCluster::NoteGpuFailure(SimNode& node, const Machine& m, NodeObject& object) {
+  if (!m.gpu_failed_at.has_value() || node.gpu_failed_at.has_value()) return;
+  node.gpu_failed_at = m.gpu_failed_at;
+  ++accounts_.gpu_failures;
+  // What EKS's node monitoring agent says of a GPU that fell off the bus.
+  object.conditions.push_back({"AcceleratedHardwareReady", "False", "NvidiaXID79Error",
+                               "GPU has fallen off the bus", m.gpu_failed_at});
+}
+
 void SimCluster::RemoveNode(const std::string& name) {
   auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
+  if (const std::optional<absl::Time>& failed = it->second.gpu_failed_at; failed.has_value()) {
+    const absl::Duration broken = clock_.Now() - *failed;
+    accounts_.broken_node_time[it->second.group->config->spec.id] += broken;
+    accounts_.broken_seconds.push_back(static_cast<float>(absl::ToDoubleSeconds(broken)));
+  }
   std::vector<std::string> pods;
   for (const auto& [key, pod] : it->second.pods) pods.push_back(key);
   for (const std::string& key : pods) Recreate(Remove(key));
@@ -547,6 +570,13 @@ void SimCluster::Bind(const std::string& key, const std::string& node_name,
   });
   pod.bound = now;
   pod.node = node_name;
+  if (node.gpu_failed_at.has_value()) {
+    ++accounts_.pods_bound_to_broken;
+    if (broken_binds_.size() < 10000) {
+      broken_binds_.push_back(
+          {key, node_name, node.group->config->spec.id, *node.gpu_failed_at, now});
+    }
+  }
   jobs_.CountHealthy(pod.object->spec, +1);
   SubtractFrom(node.free, pod.request);
   node.pods.emplace(key, &pod);
@@ -655,6 +685,11 @@ bool SimCluster::EndDuePods() {
 
 void SimCluster::Close() {
   const absl::Time now = clock_.Now();
+  for (const auto& [name, node] : nodes_) {
+    if (!node.gpu_failed_at.has_value()) continue;
+    accounts_.broken_node_time[node.group->config->spec.id] += now - *node.gpu_failed_at;
+    ++accounts_.broken_at_end;
+  }
   for (const auto& [key, pod] : pods_) {
     if (pod.node.empty()) {
       const float waited = static_cast<float>(absl::ToDoubleSeconds(now - pod.created));

@@ -16,6 +16,7 @@
 #include <queue>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -59,6 +60,7 @@ struct SimNode {
   double gpus_used = 0;                       // physical GPUs its pods use
   bool gpus_ready = false;
   bool noticed = false;
+  std::optional<absl::Time> gpu_failed_at;  // its machine's GPUs failed then
   int64_t synced = 0;  // the last SyncNodes round that found its machine
   // Its machine is gone and its object stays until then (or until deleted): NotReady, its
   // pods gone, unreachable.
@@ -99,6 +101,23 @@ struct ClusterAccounts {
   int64_t pods_finished = 0;
   int64_t events = 0;             // Events the controller recorded
   int64_t evictions_refused = 0;  // by a PodDisruptionBudget that allowed no disruption
+  // GPU failures: nodes whose GPUs failed, how long each was billed broken before it went
+  // (repaired or removed), by group, and those still there at the end.
+  int64_t gpu_failures = 0;
+  std::map<std::string, absl::Duration> broken_node_time;
+  std::vector<float> broken_seconds;  // one per broken node gone, failure to gone
+  int64_t broken_at_end = 0;
+  int64_t pods_bound_to_broken = 0;  // placed on a node after its GPUs failed
+};
+
+// A pod placed on a node whose GPUs had failed, for the invariant that no pod is placed on a
+// node known to be broken past its toleration.
+struct BrokenBind {
+  std::string pod;
+  std::string node;
+  std::string group;
+  absl::Time failed_at;
+  absl::Time bound_at;
 };
 
 class SimCluster : public ClusterSource, public KubeWriter {
@@ -141,6 +160,8 @@ class SimCluster : public ClusterSource, public KubeWriter {
   void set_node_object_lingers(std::function<bool()> lingers) { lingers_ = std::move(lingers); }
   // When the next lingering Node object goes by itself; InfiniteFuture when none lingers.
   absl::Time NextLingerEnd() const;
+  // The pods placed on broken nodes, in order (the first 10,000).
+  const std::vector<BrokenBind>& broken_binds() const { return broken_binds_; }
   // When the next pod finishes or stops; InfiniteFuture when none will.
   absl::Time NextPodEvent() const;
   // Ends the pods due by now; true when any did.
@@ -219,6 +240,9 @@ class SimCluster : public ClusterSource, public KubeWriter {
   void RestartGang(const std::string& gang);
   void RemoveNode(const std::string& name);
   // Its machine gone, the node's object stays NotReady and unreachable; its pods go.
+  // Its machine's GPUs have failed: the node says so, as a node agent would, once; Advertise
+  // then shows one GPU fewer.
+  void NoteGpuFailure(SimNode& node, const Machine& m, NodeObject& object);
   void Orphan(SimNode& node, absl::Time until);
   // Applies `change` to a copy of the node and publishes it.
   absl::Status ChangeNode(const std::string& name, const std::function<void(NodeObject&)>& change);
@@ -257,6 +281,7 @@ class SimCluster : public ClusterSource, public KubeWriter {
   std::map<std::string, double> gpus_in_use_;
   std::map<std::string, int> gang_bound_;
   ClusterAccounts accounts_;
+  std::vector<BrokenBind> broken_binds_;
   ShareSpreadTally share_spread_;
   SimDevices devices_;
 

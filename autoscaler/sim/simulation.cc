@@ -190,6 +190,7 @@ class Run {
   absl::Time horizon_;
   int64_t loops_ = 0;
   std::map<std::string, int> scale_ups_, scale_downs_, repeat_scale_ups_, replacements_;
+  std::map<std::string, int> repairs_;
   // Idle GPUs as the last loop filed them, held until the next; GPU-hours so far, by group.
   std::map<std::string, IdleGpuCount> idle_now_, idle_gpu_hours_;
   absl::Time idle_since_ = kStart;
@@ -273,6 +274,9 @@ void Run::Record(const LoopReport& report, absl::Time now) {
   }
   schedule_.WakeAt(report.next_pod_eligible);
   schedule_.WakeAt(report.next_removal_due);
+  schedule_.WakeAt(report.next_repair_due);
+  for (const auto& [group, n] : report.repairs.by_group) repairs_[group] += n;
+  for (const std::string& group : report.repairs.replacements) ++scale_ups_[group];
   for (const ScaleUpOutcome& o : report.scale_ups) {
     if (o.status.ok()) scale_ups_[o.request.group] += o.request.delta;
     if (o.status.ok() && o.repeat) ++repeat_scale_ups_[o.request.group];
@@ -282,7 +286,7 @@ void Run::Record(const LoopReport& report, absl::Time now) {
     ++replacements_[group];
   }
   for (const RemovedNode& removed : report.removals.deleted) {
-    if (removed.reason == "preempted") continue;
+    if (removed.reason == kPreemptedReason || removed.reason == kRepairReason) continue;
     auto it = report.state.node_index.find(removed.node);
     if (it == report.state.node_index.end()) continue;
     const int group = report.state.nodes[it->second].group;
@@ -397,6 +401,12 @@ SimulationResult Run::Result() {
     f.replacements = replacements_[id];
     f.scale_downs = scale_downs_[id];
     f.preemptions = b.interruptions;
+    f.gpu_failures = b.gpu_failures;
+    f.repairs = repairs_[id];
+    auto broken = accounts.broken_node_time.find(id);
+    f.broken_node_hours =
+        broken == accounts.broken_node_time.end() ? 0 : absl::ToDoubleHours(broken->second);
+    f.broken_cost_usd = f.broken_node_hours * g.spec.price_per_hour;
     f.pending = figure(accounts.pending_seconds_by_group, id);
     f.gpu_pending = figure(accounts.gpu_pending_seconds_by_group, id);
     Figures& t = r.total;
@@ -415,6 +425,10 @@ SimulationResult Run::Result() {
     t.replacements += f.replacements;
     t.scale_downs += f.scale_downs;
     t.preemptions += f.preemptions;
+    t.gpu_failures += f.gpu_failures;
+    t.repairs += f.repairs;
+    t.broken_node_hours += f.broken_node_hours;
+    t.broken_cost_usd += f.broken_cost_usd;
     r.groups.push_back({id, f});
   }
   r.total.lower_bound_cost_usd = bound.cost_usd;
@@ -429,6 +443,9 @@ SimulationResult Run::Result() {
   r.pods_finished = accounts.pods_finished;
   r.pods_restarted = accounts.pods_restarted;
   r.pods_without_group = bound.pods_without_group;
+  r.time_to_repair = PercentilesOf(accounts.broken_seconds);
+  r.broken_at_end = accounts.broken_at_end;
+  r.pods_placed_on_broken = accounts.pods_bound_to_broken;
   r.loops = loops_;
   if (soak_ != nullptr) r.soak = soak_->Result();
   r.controller_warnings = log_.warnings();

@@ -78,6 +78,13 @@ struct Figures {
   int replacements = 0;     // of the nodes asked for, those to replace others (consolidation)
   int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
   int preemptions = 0;      // reclaim notices the cloud gave
+  // GPU failures (gpuFailuresPerNodeHour, or the fault soak's gpu_failure): how many struck,
+  // how many repairs the controller began, and what the broken nodes cost from their failure
+  // until they went (the node-hours billed for nothing).
+  int gpu_failures = 0;
+  int repairs = 0;
+  double broken_node_hours = 0;
+  double broken_cost_usd = 0;
   Percentiles pending;      // pods bound to the group's nodes (all groups: every pod)
   Percentiles gpu_pending;  // the same, GPU pods only
 };
@@ -105,6 +112,11 @@ struct SimulationResult {
   int64_t pods_finished = 0;  // ran to the end of their time
   int64_t pods_restarted = 0;
   int64_t pods_without_group = 0;  // no group's nodes can hold them
+  // From a node's GPU failure to its node gone, over the broken nodes that went; those still
+  // there at the end; pods placed on a node after its GPUs had failed.
+  Percentiles time_to_repair;
+  int64_t broken_at_end = 0;
+  int64_t pods_placed_on_broken = 0;
   int64_t loops = 0;               // controller loops run
   int64_t controller_warnings = 0;
   std::vector<std::string> first_warnings;  // the first few, to say what went wrong

@@ -5,9 +5,11 @@
 #include <set>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "estimator/gpu/gpu_resource.h"
 
 namespace gpua {
 namespace {
@@ -23,6 +25,8 @@ struct SimInstance {
   absl::Time gone_at;                                       // once deleting
   bool ran = false;      // it reached running: billed from running_at
   bool noticed = false;  // its reclaim notice has been given
+  std::optional<absl::Time> gpu_failure_at;  // when its GPUs fail, if they will
+  bool gpu_failed = false;
 
   // The billed time up to `end` (when it went, or now).
   absl::Duration BilledUntil(absl::Time end) const {
@@ -39,6 +43,8 @@ struct GroupState {
   std::vector<SimInstance> instances;
   absl::Duration billed_gone;  // of the instances that are gone
   int interruptions = 0;       // reclaim notices given (spot, or Interrupt)
+  int gpu_failures = 0;
+  double gpu_failures_per_node_hour = 0;  // its own, and the soak's added
 
   int TargetSize() const {
     return static_cast<int>(std::count_if(instances.begin(), instances.end(), [](const auto& i) {
@@ -48,6 +54,14 @@ struct GroupState {
 };
 
 constexpr absl::string_view kScheme = "sim://";
+
+// The n of sim://<group>/<n>.
+int IndexOf(absl::string_view id) {
+  int n = 0;
+  const size_t slash = id.rfind('/');
+  if (slash == absl::string_view::npos || !absl::SimpleAtoi(id.substr(slash + 1), &n)) return 0;
+  return n;
+}
 
 // Log-normal through the median and the 95th percentile.
 absl::Duration Draw(const DelayDistribution& d, std::mt19937_64& rng) {
@@ -87,6 +101,17 @@ struct SimulatedCloud::State {
     return std::mt19937_64(seq);
   }
 
+  // When the n-th instance's GPUs fail, from a stream of their own (so a rate changes no other
+  // draw), counted from when they are up; unset at a rate of 0.
+  std::optional<absl::Time> GpuFailureAt(const GroupState& g, int index, absl::Time from) const {
+    if (g.gpu_failures_per_node_hour <= 0) return std::nullopt;
+    std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                      Fnv1a(g.config.spec.id), static_cast<uint32_t>(index), 0x9e3779b9u};
+    std::mt19937_64 rng(seq);
+    const double hours = std::exponential_distribution<double>(g.gpu_failures_per_node_hour)(rng);
+    return from + absl::Hours(std::min(hours, 1e6));
+  }
+
   void Launch(GroupState& g, int count, absl::Time at) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     const double per_hour = g.config.simulation.spot_interruptions_per_hour;
     for (int i = 0; i < count; ++i) {
@@ -99,6 +124,7 @@ struct SimulatedCloud::State {
       if (g.config.capacity_type == CapacityType::kSpot && per_hour > 0) {
         inst.spot_lifetime = absl::Hours(std::exponential_distribution<double>(per_hour)(rng));
       }
+      inst.gpu_failure_at = GpuFailureAt(g, index, inst.gpu_ready_at);
       if (g.stockout) {
         inst.error = InstanceError{"OutOfCapacity",
                                    absl::StrCat("no capacity for node group ", g.config.spec.id),
@@ -120,6 +146,9 @@ struct SimulatedCloud::State {
       for (const SimInstance& i : g.instances) {
         if (i.state == InstanceState::kCreating && !i.error) consider(i.running_at);
         if (i.state == InstanceState::kRunning) consider(i.gpu_ready_at);
+        if (i.state != InstanceState::kDeleting && i.gpu_failure_at && !i.gpu_failed) {
+          consider(*i.gpu_failure_at);
+        }
         if (i.reclaim_at && i.state != InstanceState::kCreating) {
           consider(*i.reclaim_at - spot_notice);
           consider(*i.reclaim_at);
@@ -160,6 +189,11 @@ struct SimulatedCloud::State {
             i.ran = true;
             if (spot) i.reclaim_at = i.running_at + i.spot_lifetime;
             changed = true;
+          }
+          if (i.state == InstanceState::kRunning && !i.gpu_failed && i.gpu_failure_at &&
+              now >= *i.gpu_failure_at) {
+            i.gpu_failed = true;
+            ++g.gpu_failures;
           }
           if (i.reclaim_at && !i.noticed && i.state != InstanceState::kCreating &&
               now >= *i.reclaim_at - spot_notice) {
@@ -341,6 +375,7 @@ SimulatedCloud::SimulatedCloud(std::vector<NodeGroupConfig> groups, Clock& clock
     groups_.push_back(std::make_shared<Group>(*this, config));
     GroupState g;
     g.config = std::move(config);
+    g.gpu_failures_per_node_hour = g.config.simulation.gpu_failures_per_node_hour;
     const int existing = g.config.spec.target_size;
     state_->groups.push_back(std::move(g));
     // The nodes a group already has are up.
@@ -481,6 +516,47 @@ absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
   return absl::NotFoundError(absl::StrCat("no instance ", provider_id));
 }
 
+absl::Status SimulatedCloud::FailGpus(const std::string& provider_id) {
+  absl::MutexLock lock(&state_->mu);
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  for (GroupState& g : state_->groups) {
+    for (SimInstance& i : g.instances) {
+      if (i.id != provider_id || i.state != InstanceState::kRunning) continue;
+      if (!i.gpu_failed) {
+        i.gpu_failed = true;
+        i.gpu_failure_at = now;
+        ++g.gpu_failures;
+        state_->Touch();
+      }
+      return absl::OkStatus();
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("no running instance ", provider_id));
+}
+
+void SimulatedCloud::AddGpuFailureRate(double per_node_hour) {
+  absl::MutexLock lock(&state_->mu);
+  const absl::Time now = clock_.Now();
+  state_->Advance(now);
+  for (GroupState& g : state_->groups) {
+    const ResourceList& allocatable = g.config.spec.node_template.allocatable;
+    const bool gpus = !g.config.spec.node_template.resource_slices.empty() ||
+                      std::any_of(allocatable.begin(), allocatable.end(), [](const auto& r) {
+                        return IsGpuResource(r.first);
+                      });
+    if (!gpus || per_node_hour <= 0) continue;
+    g.gpu_failures_per_node_hour += per_node_hour;
+    for (size_t k = 0; k < g.instances.size(); ++k) {
+      SimInstance& i = g.instances[k];
+      if (i.gpu_failed || i.state == InstanceState::kDeleting) continue;
+      const int index = IndexOf(i.id);
+      i.gpu_failure_at = state_->GpuFailureAt(g, index, std::max(now, i.gpu_ready_at));
+    }
+  }
+  state_->Touch();
+}
+
 std::vector<Machine> SimulatedCloud::Machines() {
   absl::MutexLock lock(&state_->mu);
   state_->Advance(clock_.Now());
@@ -489,7 +565,8 @@ std::vector<Machine> SimulatedCloud::Machines() {
     for (const SimInstance& i : g.instances) {
       if (i.state != InstanceState::kRunning) continue;
       out.push_back({g.config.spec.id, i.id, i.running_at, i.gpu_ready_at,
-                     i.noticed ? i.reclaim_at : std::nullopt});
+                     i.noticed ? i.reclaim_at : std::nullopt,
+                     i.gpu_failed ? i.gpu_failure_at : std::nullopt});
     }
   }
   return out;
@@ -512,6 +589,7 @@ std::map<std::string, GroupBilling> SimulatedCloud::Billing() {
     GroupBilling& b = out[g.config.spec.id];
     b.node_time = g.billed_gone;
     b.interruptions = g.interruptions;
+    b.gpu_failures = g.gpu_failures;
     for (const SimInstance& i : g.instances) {
       b.node_time += i.BilledUntil(now);
       b.running += i.ran;

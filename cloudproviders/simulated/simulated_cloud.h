@@ -39,6 +39,7 @@ struct GroupBilling {
   absl::Duration node_time;  // summed over its instances
   int running = 0;           // instances billed now
   int interruptions = 0;     // reclaim notices given
+  int gpu_failures = 0;      // instances whose GPUs failed
 };
 
 // A running instance as its kubelet knows it.
@@ -48,6 +49,7 @@ struct Machine {
   absl::Time running_at;
   absl::Time gpu_ready_at;               // its driver and device plugin are up
   std::optional<absl::Time> reclaim_at;  // set once its reclaim notice is given
+  std::optional<absl::Time> gpu_failed_at;  // set once its GPUs have failed
 };
 
 struct SpotNotice {
@@ -77,6 +79,12 @@ class SimulatedCloud : public CloudProvider {
   void SetStockout(const std::string& group, bool out_of_capacity);
   // The next `count` calls (any of them) answer `error`.
   void FailNextCalls(absl::Status error, int count);
+  // The instance's GPUs fail now (it keeps running, as a node whose GPU fell off the bus
+  // does); NotFound for an instance not running.
+  absl::Status FailGpus(const std::string& provider_id);
+  // Every GPU group's running instances fail at this rate per node-hour from now on, on top
+  // of their groups' own gpuFailuresPerNodeHour; drawn per instance from the seed.
+  void AddGpuFailureRate(double per_node_hour);
   // Every call of the group's (its size, instances, template, options, changes) answers
   // `error` until cleared with OK: one group's API broken, the others not.
   void FailGroupCalls(const std::string& group, absl::Status error);

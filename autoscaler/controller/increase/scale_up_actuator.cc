@@ -56,12 +56,12 @@ std::vector<ScaleUpOutcome> ScaleUpActuator::Execute(const std::vector<ScaleUpRe
 void ScaleUpActuator::ReportReplacement(const ScaleUpOutcome& o) {
   const ScaleUpRequest& r = o.request;
   if (!o.status.ok()) {
-    log_.Warning(absl::StrCat("Consolidation: asking group ", r.group,
+    log_.Warning(absl::StrCat(r.asked_by, ": asking group ", r.group,
                               " for a node failed: ", o.status.message()));
     return;
   }
   const std::string message =
-      absl::StrFormat("Consolidation: setting group %s size to %d instead of %d (max: %d): %s",
+      absl::StrFormat("%s: setting group %s size to %d instead of %d (max: %d): %s", r.asked_by,
                       r.group, o.from + r.delta, o.from, o.max, r.replaces);
   log_.Info(message);
   (void)writer_.RecordEvent(StatusEvent(status_.namespace_name, status_.configmap_name, "Normal",

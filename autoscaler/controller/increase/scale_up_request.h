@@ -19,6 +19,8 @@ struct ScaleUpRequest {
   // For a consolidation's replacement (no pods): the nodes it replaces and why, in words. Its
   // failure backs no group off: the replacement is given up and its own cooldown runs.
   std::string replaces;
+  // Who asks for a replacement, as its log lines and events begin: "Consolidation", "Repair".
+  std::string asked_by = "Consolidation";
 };
 
 }  // namespace gpua

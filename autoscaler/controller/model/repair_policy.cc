@@ -137,11 +137,12 @@ const std::vector<RepairPolicy>& RepairPolicies::For(absl::string_view group) co
 
 absl::StatusOr<RepairPolicies> RepairPolicies::Parse(absl::string_view text,
                                                      absl::string_view source) {
-  GPUA_ASSIGN_OR_RETURN(nlohmann::json doc, YamlToJson(text, source));
-  const JsonReader root(doc, absl::StrCat(source, ": "));
   const auto fail = [&](const absl::Status& s) {
     return absl::InvalidArgumentError(absl::StrCat("repair policy ", s.message()));
   };
+  absl::StatusOr<nlohmann::json> doc = YamlToJson(text, source);
+  if (!doc.ok()) return fail(doc.status());
+  const JsonReader root(*doc, absl::StrCat(source, ": "));
   RepairPolicies out;
   const auto read = [&]() -> absl::Status {
     if (!root.IsObject()) return root.Error("must be an object (defaults, policies, nodeGroups)");

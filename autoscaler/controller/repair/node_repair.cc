@@ -174,8 +174,13 @@ void MarkRepaired(const RepairPlan& plan, ClusterState& state) {
 void NodeRepairer::Cordon(const UnhealthyNode& u, const ClusterState& state, absl::Time now,
                           RepairReport& report) {
   const std::string& name = state.nodes[u.node].node->node.name;
-  const absl::Status st = writer_.AddTaint(
+  // The taint first: it says the cordon is ours, so the node is uncordoned if it recovers.
+  // The cordon keeps off even pods that tolerate every taint.
+  absl::Status st = writer_.AddTaint(
       name, {kUnhealthyTaint, TaintValue(u.policy.Reason()), TaintEffect::kNoSchedule});
+  if (st.ok() && !state.nodes[u.node].node->node.unschedulable) {
+    st = writer_.SetUnschedulable(name, true);
+  }
   if (!st.ok()) {
     report.errors.push_back(absl::StrCat("tainting node ", name, ": ", st.message()));
     log_.Warning(absl::StrCat("Tainting unhealthy node ", name, " failed: ", st.message()));
@@ -192,7 +197,9 @@ void NodeRepairer::Cordon(const UnhealthyNode& u, const ClusterState& state, abs
 
 void NodeRepairer::Uncordon(const NodeStatus& s, RepairReport& report) {
   const std::string& name = s.node->node.name;
-  const absl::Status st = writer_.RemoveTaint(name, kUnhealthyTaint);
+  absl::Status st = s.node->node.unschedulable ? writer_.SetUnschedulable(name, false)
+                                               : absl::OkStatus();
+  if (st.ok()) st = writer_.RemoveTaint(name, kUnhealthyTaint);
   if (!st.ok()) {
     report.errors.push_back(absl::StrCat("untainting node ", name, ": ", st.message()));
     return;
@@ -243,6 +250,7 @@ bool NodeRepairer::Begin(const RepairStart& r, const PlanningInput& in, RepairRe
       ask.mig_layouts = {s.mig_layout};
     }
     ask.replaces = absl::StrCat("node ", name, ", broken: ", r.description);
+    ask.asked_by = "Repair";
     const ScaleUpOutcome outcome = increases_.Execute({ask}, in, {}).front();
     if (!outcome.status.ok()) {
       // Not asked: the next loop asks again, and a group at its minimum keeps the node till then.
@@ -256,7 +264,10 @@ bool NodeRepairer::Begin(const RepairStart& r, const PlanningInput& in, RepairRe
     }
   }
   report.started.push_back(name);
-  ++report.by_reason[r.reason];
+  if (!r.resumed) {
+    ++report.by_reason[r.reason];
+    ++report.by_group[in.state.groups[s.group].id()];
+  }
   const std::string what = absl::StrCat(
       r.resumed ? "carrying on the replacement of the node: " : "replacing the node: ",
       r.description,

@@ -60,6 +60,8 @@ struct LoopReport {
   absl::Time next_pod_eligible = absl::InfiniteFuture();
   // When an unneeded node's unneeded time passes.
   absl::Time next_removal_due = absl::InfiniteFuture();
+  // When a broken node's toleration runs out.
+  absl::Time next_repair_due = absl::InfiniteFuture();
 
   int nodes_added() const;
 };

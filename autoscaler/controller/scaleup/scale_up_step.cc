@@ -42,7 +42,7 @@ ScaleUpResult ScaleUpStep::Run(const PlanningInput& in, const PodsToScaleFor& po
   waiting.insert(waiting.end(), pods.placeholders.begin(), pods.placeholders.end());
   nominations_.Update(in.state, waiting, in.now, log_);
   ScaleUpResult result;
-  if (in.state.healthy) result = Rounds(in, PodsToPlan(pods));
+  if (in.state.healthy) result = Rounds(in, PodsToPlan(pods), pods.added_earlier);
   WriteNominations(in.view, in.state, in.now);
   absl::flat_hash_set<std::string> unschedulable;
   for (const PodPtr& p : waiting) unschedulable.insert(p->spec.uid);
@@ -67,13 +67,15 @@ std::vector<PodPtr> ScaleUpStep::PodsToPlan(const PodsToScaleFor& pods) const {
   return out;
 }
 
-ScaleUpResult ScaleUpStep::Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods) {
+ScaleUpResult ScaleUpStep::Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods,
+                                  const std::map<std::string, int>& added_earlier) {
   const ClusterState& state = in.state;
   const absl::Time now = in.now;
   ScaleUpResult result;
   if (pods.empty()) return result;
   std::unique_ptr<Expander> expander = expanders_.For(in.view);
   EarlierRounds earlier;
+  earlier.added = added_earlier;
   std::vector<PodWithoutScaleUp> without;
   std::vector<PodPtr> remaining = pods;
   // Pods promised a node still on its way as the loop began: an increase for them only is

@@ -38,6 +38,9 @@ struct PodsToScaleFor {
   const std::vector<PodPtr>& homeless;
   // Warm capacity (planning/buffer_pods.h), planned after every pod that waits.
   const std::vector<PodPtr>& placeholders;
+  // Nodes this loop asked for before scale-up (a broken node's replacement), by group: planned
+  // as on their way, and counted against the groups' max sizes.
+  std::map<std::string, int> added_earlier = {};
 };
 
 class ScaleUpStep {
@@ -55,7 +58,8 @@ class ScaleUpStep {
   // (placed on it first, planned again if it no longer holds them), then `homeless`, then
   // `placeholders`.
   std::vector<PodPtr> PodsToPlan(const PodsToScaleFor& pods) const;
-  ScaleUpResult Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods);
+  ScaleUpResult Rounds(const PlanningInput& in, const std::vector<PodPtr>& pods,
+                       const std::map<std::string, int>& added_earlier);
   // Keeps the nominations the plan decided: pods on nodes on their way, pods missed.
   void Nominate(const ScaleUpDecision& decision, const ClusterState& state, absl::Time now);
   // Each nominated pod's registered node in its nominatedNodeName where that is unset;

@@ -25,7 +25,7 @@ struct World {
   std::vector<NodeGroupConfig> groups = CpuGroups();
   SimCluster cluster{groups, clock};
   SimulatedCloud cloud{groups, clock};
-  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  InvariantChecker checker{cluster, ControllerOptions{}, absl::Seconds(10)};
   Trace trace;
   World() {
     auto t = ParseTrace(kTrace, "trace.jsonl", ".");
@@ -69,7 +69,7 @@ TEST_CASE(
   TraceArrival budgeted = w.trace.arrivals.front();
   GiveDisruptionBudget(budgeted, 2);
   SimCluster cluster{w.groups, w.clock};
-  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  InvariantChecker checker{cluster, ControllerOptions{}, absl::Seconds(10)};
   cluster.SyncNodes({MachineOf("a", w.clock.Now()), MachineOf("b", w.clock.Now())});
   cluster.Arrive(budgeted);
   cluster.Bind("default/train-0", "cpu-a");
@@ -99,7 +99,7 @@ TEST_CASE(
   shape->safe_to_evict = false;
   pinned.shape = std::move(shape);
   SimCluster cluster{w.groups, w.clock};
-  InvariantChecker checker{cluster, ScaleDownOptions{}, absl::Seconds(10)};
+  InvariantChecker checker{cluster, ControllerOptions{}, absl::Seconds(10)};
   cluster.SyncNodes({MachineOf("a", w.clock.Now()), MachineOf("b", w.clock.Now())});
   cluster.Arrive(pinned);
   cluster.Bind("default/train-0", "cpu-a");
@@ -175,6 +175,32 @@ TEST_CASE("two replicas acting in one loop is a violation", "[faults][invariants
   w.checker.Leaders(2);
   CHECK(w.count(Invariant::kTwoLeaders) == 1);
   CHECK(w.checker.total() == 1);
+}
+
+TEST_CASE("a pod placed on a node long after its GPUs failed is a violation, and soon after is not",
+          "[faults][invariants][repair]") {
+  ManualClock clock;
+  std::vector<NodeGroupConfig> groups = CpuGroups();
+  SimCluster cluster{groups, clock};
+  InvariantChecker checker{cluster, ControllerOptions{}, absl::Seconds(10)};
+  auto trace = ParseTrace(kTrace, "trace.jsonl", ".");
+  REQUIRE(trace.ok());
+  Machine fresh = MachineOf("a", clock.Now());
+  fresh.gpu_failed_at = clock.Now() - absl::Minutes(5);
+  Machine stale = MachineOf("b", clock.Now());
+  stale.gpu_failed_at = clock.Now() - absl::Hours(1);
+  cluster.SyncNodes({fresh, stale});
+  REQUIRE(cluster.nodes().at("cpu-a").object->Condition("AcceleratedHardwareReady") != nullptr);
+  for (const TraceArrival& a : trace->arrivals) cluster.Arrive(a);
+  cluster.Bind("default/train-0", "cpu-a");  // within the toleration: the scheduler's right
+  cluster.Bind("default/train-1", "cpu-b");  // an hour on: the controller should have cordoned it
+  checker.AfterLoop(LoopReport{}, false, 2);
+  CHECK(checker.counts()[static_cast<size_t>(Invariant::kPlacedOnBrokenNode)] == 1);
+  REQUIRE(!checker.first().empty());
+  CHECK_THAT(checker.first().front().details,
+             Catch::Contains("cpu-b") && Catch::Contains("AcceleratedHardwareReady=False"));
+  CHECK(cluster.accounts().gpu_failures == 2);
+  CHECK(cluster.accounts().pods_bound_to_broken == 2);
 }
 
 }  // namespace

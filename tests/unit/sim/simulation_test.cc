@@ -36,6 +36,7 @@ nodeGroups:
     provisioningDelay: {p50: 2m, p95: $P95}
     gpuReadyDelay: {p50: 1m, p95: 1m}
     spotInterruptionsPerHour: $RATE
+    gpuFailuresPerNodeHour: $FAILURES
 )";
 
 struct Pool {
@@ -43,6 +44,7 @@ struct Pool {
   std::string capacity = "on-demand";
   std::string p95 = "2m";
   double interruptions_per_hour = 0;
+  double gpu_failures_per_node_hour = 0;
 };
 
 constexpr char kTrainer[] =
@@ -54,7 +56,8 @@ SimulationOptions Options(absl::Duration idle, const Pool& pool = {}) {
       absl::StrReplaceAll(kGroups, {{"$MAX", absl::StrCat(pool.max)},
                                     {"$CAPACITY", pool.capacity},
                                     {"$P95", pool.p95},
-                                    {"$RATE", absl::StrCat(pool.interruptions_per_hour)}});
+                                    {"$RATE", absl::StrCat(pool.interruptions_per_hour)},
+                                    {"$FAILURES", absl::StrCat(pool.gpu_failures_per_node_hour)}});
   auto groups = ParseNodeGroupFile(text, "groups.yaml");
   INFO((groups.ok() ? "" : std::string(groups.status().message())));
   REQUIRE(groups.ok());
@@ -211,6 +214,30 @@ TEST_CASE("a preempted spot node's pods wait only for the replacement node", "[s
   // Every wait, first ones and after each preemption, is at most a node's start (2m, and
   // 1m for its GPUs) and a loop or two: the replacement is asked for at the notice.
   CHECK(r.total.gpu_pending.max <= 3 * 60 + 25);
+}
+
+TEST_CASE("nodes whose GPUs fail are cordoned and replaced, their cost and time to repair told",
+          "[sim][repair]") {
+  Pool failing;
+  failing.gpu_failures_per_node_hour = 0.25;
+  const Trace trace = SpacedJobs(4, "0", "6h");
+  SimulationOptions options = Options(absl::Minutes(10), failing);
+  options.until = absl::Hours(24);
+  const SimulationResult r = Run(trace, options);
+  REQUIRE(r.total.gpu_failures >= 2);
+  // Each broken node is repaired once its 10m toleration runs out: its pod is evicted and made
+  // again on the replacement, asked for in the same loop.
+  CHECK(r.total.repairs >= r.total.gpu_failures - r.broken_at_end - 1);
+  CHECK(r.pods_restarted >= r.total.repairs - 1);
+  CHECK(r.time_to_repair.p50 >= 600);
+  CHECK(r.time_to_repair.p50 <= 600 + 120);
+  CHECK(r.total.broken_node_hours > 0);
+  CHECK(r.total.broken_cost_usd == Approx(r.total.broken_node_hours * 98.32));
+  // Nothing is placed on a node past its toleration: a pod bound to a broken node was bound
+  // in the minutes before the controller could know.
+  const nlohmann::json j = ResultJson(r);
+  CHECK(j["repair"]["time_to_repair_seconds"]["count"].get<int>() >= 1);
+  CHECK(j["groups"]["h100"]["gpu_failures"] == r.total.gpu_failures);
 }
 
 TEST_CASE("a gang is never half-provisioned", "[sim]") {
