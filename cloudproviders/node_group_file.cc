@@ -65,15 +65,13 @@ absl::StatusOr<DelayDistribution> ReadDelay(const JsonReader& r) {
 
 absl::StatusOr<SimulationSettings> ReadSimulation(const JsonReader& r) {
   SimulationSettings s;
-  GPUA_RETURN_IF_ERROR(
-      r.RejectUnknown({"provisioningDelay", "gpuReadyDelay", "spotInterruptionsPerHour",
-                       "gpuFailuresPerNodeHour"}));
+  GPUA_RETURN_IF_ERROR(r.RejectUnknown({"provisioningDelay", "gpuReadyDelay",
+                                        "spotInterruptionsPerHour", "gpuFailuresPerNodeHour"}));
   GPUA_ASSIGN_OR_RETURN(s.provisioning_delay, ReadDelay(r.Field("provisioningDelay")));
   GPUA_ASSIGN_OR_RETURN(s.gpu_ready_delay, ReadDelay(r.Field("gpuReadyDelay")));
   GPUA_ASSIGN_OR_RETURN(s.spot_interruptions_per_hour,
                         r.Field("spotInterruptionsPerHour").Double());
-  GPUA_ASSIGN_OR_RETURN(s.gpu_failures_per_node_hour,
-                        r.Field("gpuFailuresPerNodeHour").Double());
+  GPUA_ASSIGN_OR_RETURN(s.gpu_failures_per_node_hour, r.Field("gpuFailuresPerNodeHour").Double());
   if (!(s.gpu_failures_per_node_hour >= 0 && s.gpu_failures_per_node_hour <= 1000)) {
     return r.Field("gpuFailuresPerNodeHour").Error("must be from 0 to 1000");
   }

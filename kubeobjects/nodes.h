@@ -37,9 +37,9 @@ struct NodeObject {
   Labels annotations;
   ResourceList capacity;
   std::string provider_id;
-  bool ready = false;                         // condition Ready=True
+  bool ready = false;                           // condition Ready=True
   std::vector<NodeConditionStatus> conditions;  // every condition, Ready among them
-  absl::Time created = absl::InfinitePast();  // metadata.creationTimestamp
+  absl::Time created = absl::InfinitePast();    // metadata.creationTimestamp
   std::string resource_version;
 
   // What its labels, annotations and allocatable say of its GPUs (ReadGpuInventory, errors

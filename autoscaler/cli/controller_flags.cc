@@ -394,8 +394,7 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
     return Bad(flag, number(v), absl::StrCat("a number from ", number(lo), " to ", number(hi)));
   };
   GPUA_RETURN_IF_ERROR(in_range("max-total-unready-percentage", r.max_unready_percentage, 0, 100));
-  GPUA_RETURN_IF_ERROR(
-      in_range("max-unhealthy-percent", o.repair.max_unhealthy_percent, 0, 100));
+  GPUA_RETURN_IF_ERROR(in_range("max-unhealthy-percent", o.repair.max_unhealthy_percent, 0, 100));
   if (o.scale_down.repair_drain_time < absl::ZeroDuration()) {
     return Bad("repair-drain-time", absl::FormatDuration(o.scale_down.repair_drain_time),
                "a duration of 0 or more");
@@ -406,8 +405,7 @@ absl::Status Finish(const RawFlags& r, FlagSet& flags, ControllerConfig& c) {
       return absl::InvalidArgumentError(
           absl::StrCat(kCommand, ": --gpu-repair-policy: ", text.status().message()));
     }
-    absl::StatusOr<RepairPolicies> policies =
-        RepairPolicies::Parse(*text, r.repair_policy_file);
+    absl::StatusOr<RepairPolicies> policies = RepairPolicies::Parse(*text, r.repair_policy_file);
     if (!policies.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(kCommand, ": --gpu-repair-policy: ", policies.status().message()));

@@ -29,9 +29,12 @@ std::vector<UnhealthyNodeStatus> UnhealthyForStatus(const LoopReport& report) {
   for (const UnhealthyNode& u : plan.unhealthy) {
     const NodeStatus& s = state.nodes[u.node];
     auto it = state_of.find(u.node);
-    std::string what = it != state_of.end() ? it->second
-                       : u.Due(state.now)   ? "tainted"
-                                            : absl::StrCat("tolerated until ", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", u.due(), absl::UTCTimeZone()));
+    std::string what =
+        it != state_of.end() ? it->second
+        : u.Due(state.now)
+            ? "tainted"
+            : absl::StrCat("tolerated until ",
+                           absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", u.due(), absl::UTCTimeZone()));
     out.push_back({s.node->node.name, state.groups[s.group].id(), u.policy.Reason(), u.detail,
                    u.since, std::move(what)});
   }
@@ -108,8 +111,8 @@ void Controller::Observe(const ClusterView& view, LoopReport& report, absl::Time
     kept_.mig.Assign(report.state);
     if (!report.provider->error.ok()) return;
     // Broken nodes whose repair begins count as being deleted before anything plans.
-    report.repair_plan = PlanRepairs(report.state, view, health_judge_.Judge(report.state, now),
-                                     options_.repair);
+    report.repair_plan =
+        PlanRepairs(report.state, view, health_judge_.Judge(report.state, now), options_.repair);
     MarkRepaired(report.repair_plan, report.state);
     for (const UnhealthyNode& u : report.repair_plan.unhealthy) {
       if (!u.Due(now)) report.next_repair_due = std::min(report.next_repair_due, u.due());
@@ -135,11 +138,10 @@ void Controller::Act(const ClusterView& view, LoopReport& report, absl::Time now
   const BufferPods warm = WarmCapacity(view, now);
   report.buffer_pods = static_cast<int>(warm.pods.size());
   report.next_pod_eligible = std::min(report.next_pod_eligible, warm.next_change);
-  Timed(report, "scaleDownNodeDeletion",
-        [&] {
-          scale_down_.ContinueRemovals(in, report.removals);
-          scale_down_.StartRepairs(repairing, in, report.removals);
-        });
+  Timed(report, "scaleDownNodeDeletion", [&] {
+    scale_down_.ContinueRemovals(in, report.removals);
+    scale_down_.StartRepairs(repairing, in, report.removals);
+  });
   scale_up_.ReportInvalidPods(pending.invalid, now);
   health_.Report(state);
   Timed(report, "scaleUp", [&] {

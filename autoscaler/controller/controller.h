@@ -1,11 +1,11 @@
 // The controller: one loop of level-triggered reconciliation, as docs/ARCHITECTURE.md reads it.
 // RunOnce(now) takes one view of the cluster, reads the provider once, builds the cluster's
 // state, fixes what is stale (instances that failed or never registered, MIG layouts owed to
-// new nodes), repairs broken nodes, moves removals under way on, scales up, scales down, and says what it did
-// (status ConfigMap, events, metrics, log). Each step is its own class, built with what it
-// uses; it acts only through NodeGroup and KubeWriter, and the intent a restart must not lose
-// is written to the cluster: the binary runs it against a real cluster, `simulate` against a
-// simulated one.
+// new nodes), repairs broken nodes, moves removals under way on, scales up, scales down, and says
+// what it did (status ConfigMap, events, metrics, log). Each step is its own class, built with what
+// it uses; it acts only through NodeGroup and KubeWriter, and the intent a restart must not lose is
+// written to the cluster: the binary runs it against a real cluster, `simulate` against a simulated
+// one.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_CONTROLLER_H_
 #define GPUA_AUTOSCALER_CONTROLLER_CONTROLLER_H_
 

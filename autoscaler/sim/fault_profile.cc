@@ -10,26 +10,16 @@ namespace gpua::sim {
 namespace {
 
 constexpr std::array<absl::string_view, kFaultKindCount> kNames = {
-    "api_error_taint",
-    "api_error_annotate",
-    "api_error_evict",
-    "api_error_delete",
-    "api_error_status",
-    "watch_cut",
-    "relist_gone",
-    "plugin_slow",
-    "plugin_unavailable",
-    "plugin_internal",
-    "plugin_garbage",
-    "stockout",
-    "never_registers",
-    "registers_without_gpus",
-    "spot_burst",
-    "node_object_lingers",
-    "gpu_failure",
-    "restart_between_loops",
-    "restart_mid_action",
-    "leader_change",
+    "api_error_taint",    "api_error_annotate",
+    "api_error_evict",    "api_error_delete",
+    "api_error_status",   "watch_cut",
+    "relist_gone",        "plugin_slow",
+    "plugin_unavailable", "plugin_internal",
+    "plugin_garbage",     "stockout",
+    "never_registers",    "registers_without_gpus",
+    "spot_burst",         "node_object_lingers",
+    "gpu_failure",        "restart_between_loops",
+    "restart_mid_action", "leader_change",
 };
 
 absl::StatusOr<FaultRate> ReadRate(FaultKind kind, const JsonReader& r) {

@@ -52,11 +52,11 @@ void InvariantChecker::CheckBrokenBinds() {
       if (p.Reason() != "AcceleratedHardwareReady=False") continue;
       const absl::Time known = b.failed_at + p.toleration + act;
       if (b.bound_at <= known) break;
-      Violate(Invariant::kPlacedOnBrokenNode,
-              absl::StrCat("pod ", b.pod, " was placed on node ", b.node, " ",
-                           absl::FormatDuration(b.bound_at - b.failed_at),
-                           " after its GPUs failed (", p.Reason(), ", tolerated ",
-                           absl::FormatDuration(p.toleration), ")"));
+      Violate(
+          Invariant::kPlacedOnBrokenNode,
+          absl::StrCat("pod ", b.pod, " was placed on node ", b.node, " ",
+                       absl::FormatDuration(b.bound_at - b.failed_at), " after its GPUs failed (",
+                       p.Reason(), ", tolerated ", absl::FormatDuration(p.toleration), ")"));
       break;
     }
   }
@@ -101,7 +101,7 @@ void InvariantChecker::BeforeDelete(NodeGroup& group, const std::vector<NodeRef>
     tried_.insert(ref.name);
     const SimNode* node = FindNode(cluster_, ref);
     if (node == nullptr || node->noticed) continue;  // no node, or one going anyway
-    if (RepairDrainOver(*node)) continue;             // broken, and its bounded drain is over
+    if (RepairDrainOver(*node)) continue;            // broken, and its bounded drain is over
     const std::string& name = node->object->node.name;
     if (auto evicted = unmovable_evicted_.find(name); evicted != unmovable_evicted_.end()) {
       Violate(Invariant::kDeletedWithRunningPod,

@@ -122,10 +122,9 @@ void PrintResult(const SimulationResult& r, std::ostream& out) {
         "GPU failures: %d, %d repairs begun; broken nodes billed %.1f node-hours ($%.0f) from "
         "failure to gone; failure to node gone p50 %s, p95 %s, max %s; %d still broken at the "
         "end; %d pods placed on a broken node.\n\n",
-        r.total.gpu_failures, r.total.repairs, r.total.broken_node_hours,
-        r.total.broken_cost_usd, FormatWait(r.time_to_repair.p50),
-        FormatWait(r.time_to_repair.p95), FormatWait(r.time_to_repair.max), r.broken_at_end,
-        r.pods_placed_on_broken);
+        r.total.gpu_failures, r.total.repairs, r.total.broken_node_hours, r.total.broken_cost_usd,
+        FormatWait(r.time_to_repair.p50), FormatWait(r.time_to_repair.p95),
+        FormatWait(r.time_to_repair.max), r.broken_at_end, r.pods_placed_on_broken);
   }
   out << absl::StrFormat("Pending, all pods: p50 %s, p95 %s, p99 %s, max %s\n",
                          FormatWait(r.total.pending.p50), FormatWait(r.total.pending.p95),

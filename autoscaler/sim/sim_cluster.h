@@ -61,7 +61,7 @@ struct SimNode {
   bool gpus_ready = false;
   bool noticed = false;
   std::optional<absl::Time> gpu_failed_at;  // its machine's GPUs failed then
-  int64_t synced = 0;  // the last SyncNodes round that found its machine
+  int64_t synced = 0;                       // the last SyncNodes round that found its machine
   // Its machine is gone and its object stays until then (or until deleted): NotReady, its
   // pods gone, unreachable.
   std::optional<absl::Time> lingers_until;

@@ -75,9 +75,9 @@ struct Figures {
   double packing_bound_cost_usd = 0;  // whole nodes: packing_bound.h
   int scale_ups = 0;                  // nodes asked for
   int repeat_scale_ups = 0;           // increases whose pods were all promised nodes on their way
-  int replacements = 0;     // of the nodes asked for, those to replace others (consolidation)
-  int scale_downs = 0;      // nodes removed as unneeded (preempted ones are not counted here)
-  int preemptions = 0;      // reclaim notices the cloud gave
+  int replacements = 0;  // of the nodes asked for, those to replace others (consolidation)
+  int scale_downs = 0;   // nodes removed as unneeded (preempted ones are not counted here)
+  int preemptions = 0;   // reclaim notices the cloud gave
   // GPU failures (gpuFailuresPerNodeHour, or the fault soak's gpu_failure): how many struck,
   // how many repairs the controller began, and what the broken nodes cost from their failure
   // until they went (the node-hours billed for nothing).
@@ -117,7 +117,7 @@ struct SimulationResult {
   Percentiles time_to_repair;
   int64_t broken_at_end = 0;
   int64_t pods_placed_on_broken = 0;
-  int64_t loops = 0;               // controller loops run
+  int64_t loops = 0;  // controller loops run
   int64_t controller_warnings = 0;
   std::vector<std::string> first_warnings;  // the first few, to say what went wrong
   std::optional<FaultSoakResult> soak;      // with faults: what was injected, what broke

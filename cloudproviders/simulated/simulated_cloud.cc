@@ -23,8 +23,8 @@ struct SimInstance {
   absl::Duration spot_lifetime = absl::InfiniteDuration();  // from running to its reclaim
   std::optional<absl::Time> reclaim_at;                     // spot only, once running
   absl::Time gone_at;                                       // once deleting
-  bool ran = false;      // it reached running: billed from running_at
-  bool noticed = false;  // its reclaim notice has been given
+  bool ran = false;                          // it reached running: billed from running_at
+  bool noticed = false;                      // its reclaim notice has been given
   std::optional<absl::Time> gpu_failure_at;  // when its GPUs fail, if they will
   bool gpu_failed = false;
 
@@ -542,9 +542,8 @@ void SimulatedCloud::AddGpuFailureRate(double per_node_hour) {
   for (GroupState& g : state_->groups) {
     const ResourceList& allocatable = g.config.spec.node_template.allocatable;
     const bool gpus = !g.config.spec.node_template.resource_slices.empty() ||
-                      std::any_of(allocatable.begin(), allocatable.end(), [](const auto& r) {
-                        return IsGpuResource(r.first);
-                      });
+                      std::any_of(allocatable.begin(), allocatable.end(),
+                                  [](const auto& r) { return IsGpuResource(r.first); });
     if (!gpus || per_node_hour <= 0) continue;
     g.gpu_failures_per_node_hour += per_node_hour;
     for (size_t k = 0; k < g.instances.size(); ++k) {

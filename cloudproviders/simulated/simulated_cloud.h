@@ -47,8 +47,8 @@ struct Machine {
   std::string group;
   std::string provider_id;
   absl::Time running_at;
-  absl::Time gpu_ready_at;               // its driver and device plugin are up
-  std::optional<absl::Time> reclaim_at;  // set once its reclaim notice is given
+  absl::Time gpu_ready_at;                  // its driver and device plugin are up
+  std::optional<absl::Time> reclaim_at;     // set once its reclaim notice is given
   std::optional<absl::Time> gpu_failed_at;  // set once its GPUs have failed
 };
 

@@ -21,8 +21,7 @@ std::string Describe(const std::vector<gpua::RepairPolicy>& list) {
 
 std::string Read(const std::string& text) {
   return gpua::fuzz::Described(gpua::RepairPolicies::Parse(text, "policy.yaml"),
-                               "repair policy policy.yaml",
-                               [](const gpua::RepairPolicies& p) {
+                               "repair policy policy.yaml", [](const gpua::RepairPolicies& p) {
                                  return absl::StrCat(Describe(p.cluster()), "| ",
                                                      Describe(p.For("a")), "| ",
                                                      Describe(p.For("b")));

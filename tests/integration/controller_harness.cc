@@ -52,12 +52,9 @@ void ControllerHarness::SetCondition(const std::string& node, const std::string&
   nlohmann::json& conditions = (*object)["status"]["conditions"];
   const std::string when =
       absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", since.value_or(clock.Now()), absl::UTCTimeZone());
-  nlohmann::json condition = {{"type", type},
-                              {"status", status},
-                              {"reason", reason},
-                              {"message", ""},
-                              {"lastHeartbeatTime", when},
-                              {"lastTransitionTime", when}};
+  nlohmann::json condition = {
+      {"type", type},  {"status", status},          {"reason", reason},
+      {"message", ""}, {"lastHeartbeatTime", when}, {"lastTransitionTime", when}};
   bool replaced = false;
   for (nlohmann::json& c : conditions) {
     if (c.value("type", "") != type) continue;

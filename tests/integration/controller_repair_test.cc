@@ -37,8 +37,8 @@ nodeGroups:
 
 void Busy(ControllerHarness& h, int nodes) {
   for (int i = 0; i < nodes; ++i) {
-    h.AddRunningPod(absl::StrCat("train-", i), absl::StrCat("h100-", i),
-                    {{"nvidia.com/gpu", "8"}}, "ReplicaSet", "train");
+    h.AddRunningPod(absl::StrCat("train-", i), absl::StrCat("h100-", i), {{"nvidia.com/gpu", "8"}},
+                    "ReplicaSet", "train");
   }
 }
 
@@ -55,9 +55,10 @@ int UnderRepair(ControllerHarness& h, int nodes) {
   return n;
 }
 
-TEST_CASE("a node with AcceleratedHardwareReady=False is tainted, drained and replaced within "
-          "its toleration and a loop",
-          "[controller][repair]") {
+TEST_CASE(
+    "a node with AcceleratedHardwareReady=False is tainted, drained and replaced within "
+    "its toleration and a loop",
+    "[controller][repair]") {
   ControllerHarness h(H100Groups(2));
   Busy(h, 2);
   h.Step();
@@ -87,9 +88,9 @@ TEST_CASE("a node with AcceleratedHardwareReady=False is tainted, drained and re
   CHECK_FALSE(Has(h.Taints("h100-2"), kUnhealthyTaint));
   CHECK(h.EventsFor("h100-1").size() >= 2);
   const std::string metrics = h.registry.Render();
-  CHECK_THAT(metrics, Catch::Contains(
-                          "gpu_autoscaler_node_repairs_total{reason=\"AcceleratedHardwareReady="
-                          "False\"} 1"));
+  CHECK_THAT(metrics,
+             Catch::Contains("gpu_autoscaler_node_repairs_total{reason=\"AcceleratedHardwareReady="
+                             "False\"} 1"));
 }
 
 TEST_CASE("three of five nodes broken at once are all tainted and repaired one at a time",
@@ -108,9 +109,8 @@ TEST_CASE("three of five nodes broken at once are all tainted and repaired one a
   CHECK_THAT(cm["data"]["status"].get<std::string>(),
              Catch::Contains("unhealthyNodes") && Catch::Contains("GpuXidWatch=True"));
   int most = UnderRepair(h, 5);
-  for (int minute = 0; minute < 40 && h.NodeExists("h100-0") + h.NodeExists("h100-2") +
-                                              h.NodeExists("h100-3") >
-                                          0;
+  for (int minute = 0;
+       minute < 40 && h.NodeExists("h100-0") + h.NodeExists("h100-2") + h.NodeExists("h100-3") > 0;
        ++minute) {
     h.Step(absl::Minutes(1));
     most = std::max(most, UnderRepair(h, 5));
@@ -212,9 +212,10 @@ nodeGroups:
       allocatable: {cpu: "64", memory: 500Gi, pods: "110", nvidia.com/gpu: "8"}
 )";
 
-TEST_CASE("a GPU node without GPUs, a node of no group, an unreadable template and a failing "
-          "group block no other group",
-          "[controller][repair][faults]") {
+TEST_CASE(
+    "a GPU node without GPUs, a node of no group, an unreadable template and a failing "
+    "group block no other group",
+    "[controller][repair][faults]") {
   ControllerHarness h(kMixed);
   h.Step();
   // A GPU-labelled node no group owns, whose device plugin never came up (#10301's shape).
@@ -235,7 +236,8 @@ TEST_CASE("a GPU node without GPUs, a node of no group, an unreadable template a
   REQUIRE(up.skipped.empty());
   CHECK(up.state.healthy);
   INFO("eligible " << up.eligible << " fit " << up.fit_existing << " without "
-                    << up.without_scale_up << "\n" << absl::StrJoin(h.log.lines(), "\n"));
+                   << up.without_scale_up << "\n"
+                   << absl::StrJoin(h.log.lines(), "\n"));
   REQUIRE(up.scale_ups.size() == 1);
   CHECK(up.scale_ups[0].request.group == "l4");
   CHECK(up.scale_ups[0].status.ok());

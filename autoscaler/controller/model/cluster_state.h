@@ -9,8 +9,8 @@
 // devices, AMD partitions), up to --max-node-startup-time; a MIG node, until its MIG
 // devices are advertised; any node, while it carries a startup taint (--startup-taint,
 // cluster-autoscaler's prefixes, readiness.k8s.io/) or a readiness condition
-// (--readiness-condition, nvidia.com/GPUReady) is not True. Only after that is it unready. Nodes of no group never make the
-// cluster unhealthy for being GPU nodes without GPUs.
+// (--readiness-condition, nvidia.com/GPUReady) is not True. Only after that is it unready. Nodes of
+// no group never make the cluster unhealthy for being GPU nodes without GPUs.
 #ifndef GPUA_AUTOSCALER_CONTROLLER_MODEL_CLUSTER_STATE_H_
 #define GPUA_AUTOSCALER_CONTROLLER_MODEL_CLUSTER_STATE_H_
 
@@ -49,8 +49,8 @@ struct NodeStatus {
   bool gpus_pending = false;  // not started because its GPUs are not advertised yet
   // Not started because it carries a startup taint or a readiness condition is not True.
   bool readiness_pending = false;
-  std::string mig_layout;     // its nvidia.com/mig.config, or the one given it this loop
-  absl::Time registered_at;   // its creationTimestamp (or when first seen)
+  std::string mig_layout;    // its nvidia.com/mig.config, or the one given it this loop
+  absl::Time registered_at;  // its creationTimestamp (or when first seen)
   // Its instance as its group lists it (deleting ones too); null when the group lists none
   // by its provider ID. Points into the loop's ProviderSnapshot.
   const Instance* instance = nullptr;

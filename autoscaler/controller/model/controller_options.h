@@ -71,8 +71,8 @@ struct ClusterStateOptions {
   // starting (gpu-operator's Node Problem Detector recipe sets nvidia.com/GPUReady). A node
   // without the condition is not held for it: nothing may be there to set it.
   std::vector<std::string> readiness_conditions = {"nvidia.com/GPUReady"};
-  int ok_total_unready_count = 3;                            // --ok-total-unready-count
-  double max_total_unready_percentage = 45;                  // --max-total-unready-percentage
+  int ok_total_unready_count = 3;            // --ok-total-unready-count
+  double max_total_unready_percentage = 45;  // --max-total-unready-percentage
   BackoffOptions backoff;
 };
 

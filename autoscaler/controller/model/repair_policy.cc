@@ -22,8 +22,8 @@ RepairPolicy Condition(std::string type, std::string status, absl::Duration tole
 // Replaces the policy with the same key, or adds it; `disabled` removes it.
 void Put(std::vector<RepairPolicy>& list, RepairPolicy p, bool disabled) {
   const std::string key = p.Key();
-  auto it = std::find_if(list.begin(), list.end(),
-                         [&](const RepairPolicy& q) { return q.Key() == key; });
+  auto it =
+      std::find_if(list.begin(), list.end(), [&](const RepairPolicy& q) { return q.Key() == key; });
   if (disabled) {
     if (it != list.end()) list.erase(it);
   } else if (it != list.end()) {
@@ -57,8 +57,7 @@ absl::StatusOr<std::pair<RepairPolicy, bool>> ReadPolicy(const JsonReader& r) {
     p.signal = taint.empty() ? RepairSignal::kGpusMissing : RepairSignal::kTaint;
     p.name = std::move(taint);
   }
-  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> toleration,
-                        r.Field("toleration").Duration());
+  GPUA_ASSIGN_OR_RETURN(std::optional<absl::Duration> toleration, r.Field("toleration").Duration());
   if (toleration.has_value()) p.toleration = *toleration;
   GPUA_ASSIGN_OR_RETURN(std::string action, r.Field("action").String("replace"));
   if (action == "reboot") {
@@ -66,7 +65,8 @@ absl::StatusOr<std::pair<RepairPolicy, bool>> ReadPolicy(const JsonReader& r) {
         "reboot: no provider spoken here (externalgrpc, clusterapi, simulated) can reboot a "
         "node; use replace");
   }
-  if (action != "replace") return r.Field("action").Error(absl::StrCat("\"", action, "\": replace"));
+  if (action != "replace")
+    return r.Field("action").Error(absl::StrCat("\"", action, "\": replace"));
   GPUA_ASSIGN_OR_RETURN(bool disabled, r.Field("disabled").Bool());
   return std::make_pair(std::move(p), disabled);
 }
@@ -115,9 +115,9 @@ std::vector<RepairPolicy> DefaultRepairPolicies() {
       Condition("XidCriticalError", "True", ten),
   };
   // NVSentinel: True is unhealthy. Thermal trouble passes more often than the rest does.
-  for (const char* type : {"GpuMemWatch", "GpuNvlinkWatch", "GpuPcieWatch", "GpuInforomWatch",
-                           "GpuDriverWatch", "GpuXidWatch", "SysLogsXIDError", "SysLogsSXIDError",
-                           "SysLogsGPUFallenOff"}) {
+  for (const char* type :
+       {"GpuMemWatch", "GpuNvlinkWatch", "GpuPcieWatch", "GpuInforomWatch", "GpuDriverWatch",
+        "GpuXidWatch", "SysLogsXIDError", "SysLogsSXIDError", "SysLogsGPUFallenOff"}) {
     out.push_back(Condition(type, "True", ten));
   }
   out.push_back(Condition("GpuThermalWatch", "True", thirty));

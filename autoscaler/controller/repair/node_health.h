@@ -18,7 +18,7 @@
 namespace gpua {
 
 struct UnhealthyNode {
-  int node = -1;  // index into ClusterState::nodes
+  int node = -1;        // index into ClusterState::nodes
   RepairPolicy policy;  // of the signals it shows, the one whose toleration ends first
   absl::Time since;     // when the signal began
   std::string detail;   // the condition's reason and message, when it gives them

@@ -15,8 +15,8 @@ namespace {
 std::string TaintValue(absl::string_view reason) {
   std::string out;
   for (char c : reason) {
-    const bool ok = absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                    c == '.';
+    const bool ok =
+        absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     out.push_back(ok ? c : '-');
     if (out.size() == 63) break;
   }
@@ -187,18 +187,17 @@ void NodeRepairer::Cordon(const UnhealthyNode& u, const ClusterState& state, abs
     return;
   }
   ++report.cordoned;
-  const std::string what = absl::StrCat("node ", name, " is unhealthy: ", u.Describe(now),
-                                        ", past its toleration of ",
-                                        absl::FormatDuration(u.policy.toleration),
-                                        "; no new pods are placed on it");
+  const std::string what =
+      absl::StrCat("node ", name, " is unhealthy: ", u.Describe(now), ", past its toleration of ",
+                   absl::FormatDuration(u.policy.toleration), "; no new pods are placed on it");
   log_.Warning(absl::StrCat("Repair: ", what));
   (void)writer_.RecordEvent(NodeEvent(name, "Warning", event_reason::kNodeUnhealthy, what));
 }
 
 void NodeRepairer::Uncordon(const NodeStatus& s, RepairReport& report) {
   const std::string& name = s.node->node.name;
-  absl::Status st = s.node->node.unschedulable ? writer_.SetUnschedulable(name, false)
-                                               : absl::OkStatus();
+  absl::Status st =
+      s.node->node.unschedulable ? writer_.SetUnschedulable(name, false) : absl::OkStatus();
   if (st.ok()) st = writer_.RemoveTaint(name, kUnhealthyTaint);
   if (!st.ok()) {
     report.errors.push_back(absl::StrCat("untainting node ", name, ": ", st.message()));
@@ -237,8 +236,7 @@ bool NodeRepairer::Begin(const RepairStart& r, const PlanningInput& in, RepairRe
   }
   std::string replaced_by = s.node->Marks().repair_replacement;
   if (!r.replacement_group.empty()) {
-    if (absl::Status st =
-            writer_.Annotate(name, kRepairReplacementAnnotation, r.replacement_group);
+    if (absl::Status st = writer_.Annotate(name, kRepairReplacementAnnotation, r.replacement_group);
         !st.ok()) {
       return failed("writing the replacement intent on", st);
     }

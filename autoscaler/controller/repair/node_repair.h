@@ -1,10 +1,11 @@
 // Node repair: a node broken past its toleration (node_health.h) is tainted (kUnhealthyTaint,
 // which says the cordon is ours) and cordoned so nothing new is placed on it, and, within the
-// budget, replaced; a node whose signal goes before its repair begins is uncordoned. A replacement is begun by writing its intent
-// on the node (kRepairAnnotation, then kRepairReplacementAnnotation before the new node is asked
-// for), so a restart repeats nothing; the node is then removed as scale-down removes one
-// (ToBeDeletedByClusterAutoscaler with the reason "repair"), its pods evicted under their
-// PodDisruptionBudgets for at most --repair-drain-time, then deleted through its group.
+// budget, replaced; a node whose signal goes before its repair begins is uncordoned. A replacement
+// is begun by writing its intent on the node (kRepairAnnotation, then kRepairReplacementAnnotation
+// before the new node is asked for), so a restart repeats nothing; the node is then removed as
+// scale-down removes one (ToBeDeletedByClusterAutoscaler with the reason "repair"), its pods
+// evicted under their PodDisruptionBudgets for at most --repair-drain-time, then deleted through
+// its group.
 //
 // The budget: of a group and of the cluster, at most --max-unhealthy-percent of the nodes (at
 // least one) under repair at once, so a fault that strikes many nodes, or a signal that lies
@@ -62,9 +63,9 @@ void MarkRepaired(const RepairPlan& plan, ClusterState& state);
 struct RepairReport {
   int cordoned = 0;
   int uncordoned = 0;
-  std::vector<std::string> started;  // node names, new and carried on
-  std::map<std::string, int> by_reason;  // begun (not carried on), by the policy's reason
-  std::map<std::string, int> by_group;   // the same, by group
+  std::vector<std::string> started;       // node names, new and carried on
+  std::map<std::string, int> by_reason;   // begun (not carried on), by the policy's reason
+  std::map<std::string, int> by_group;    // the same, by group
   std::vector<std::string> replacements;  // groups asked for a replacement, one per node
   std::vector<std::string> errors;
 };

@@ -194,8 +194,8 @@ void ScaleDownActuator::Continue(const PlanningInput& in, ScaleDownReport& repor
     const bool forced = reason == kPreemptedReason || reason == kRepairReason;
     const absl::Duration max_grace = MaxGrace(reason);
     const absl::Time deadline =
-        start + (forced ? max_grace
-                        : options_.max_graceful_termination + options_.max_pod_eviction_time);
+        start +
+        (forced ? max_grace : options_.max_graceful_termination + options_.max_pod_eviction_time);
     const bool drained = Drain(s, view, max_grace, report);
     if (drained || (forced && now >= deadline)) {
       if (!Delete(s, in, reason, start, report) && !forced && now >= deadline) {

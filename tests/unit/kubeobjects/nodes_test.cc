@@ -4,7 +4,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/time/time.h"
-
 #include "kubeobjects/documents.h"
 
 namespace gpua {
@@ -109,8 +108,7 @@ kind: Node
 metadata: {name: n1}
 status: {conditions: [{status: "False"}]}
 )");
-  CHECK(untyped.message() ==
-        "Node n1: status.conditions[0].type: missing");
+  CHECK(untyped.message() == "Node n1: status.conditions[0].type: missing");
   const absl::Status numeric = decode(R"(
 kind: Node
 metadata: {name: n2}

@@ -44,7 +44,7 @@ nodeGroups:
   cpu:
     disabled: true
 )",
-                                                          "policy.yaml");
+                                                           "policy.yaml");
   REQUIRE(p.ok());
   const std::vector<RepairPolicy>& cluster = p->For("l4");
   CHECK(Find(cluster, "AcceleratedHardwareReady=False")->toleration == absl::Minutes(2));
@@ -73,9 +73,9 @@ TEST_CASE("a wrong policy file is refused with the file and the field named",
     REQUIRE_FALSE(p.ok());
     return std::string(p.status().message());
   };
-  CHECK_THAT(error("policies: [{condition: Ready, status: Maybe}]"),
-             Catch::Contains("p.yaml: policies[0].status") &&
-                 Catch::Contains("True, False or Unknown"));
+  CHECK_THAT(
+      error("policies: [{condition: Ready, status: Maybe}]"),
+      Catch::Contains("p.yaml: policies[0].status") && Catch::Contains("True, False or Unknown"));
   CHECK_THAT(error("policies: [{condition: Ready, taint: x, status: \"False\"}]"),
              Catch::Contains("policies[0]") && Catch::Contains("exactly one of"));
   CHECK_THAT(error("policies: [{taint: x, status: \"True\"}]"),
@@ -84,8 +84,7 @@ TEST_CASE("a wrong policy file is refused with the file and the field named",
              Catch::Contains("policies[0].toleration") && Catch::Contains("invalid duration"));
   CHECK_THAT(error("policies: [{gpusMissing: true, action: reboot}]"),
              Catch::Contains("policies[0].action") && Catch::Contains("can reboot"));
-  CHECK_THAT(error("policies: [{gpusMissing: true, tolerance: 1m}]"),
-             Catch::Contains("tolerance"));
+  CHECK_THAT(error("policies: [{gpusMissing: true, tolerance: 1m}]"), Catch::Contains("tolerance"));
   CHECK_THAT(error("nodeGroups: {a: {disabled: true, policies: []}}"),
              Catch::Contains("nodeGroups[a]") && Catch::Contains("disabled"));
   CHECK_THAT(error("policies: {condition: Ready}"), Catch::Contains("a list of policies"));

@@ -45,8 +45,9 @@ TEST_CASE("of several signals the one due first is judged", "[controller][repair
   CHECK(u[0].policy.Reason() == "KernelReady=False");  // due in 5m; the NVLink one in 9m
 }
 
-TEST_CASE("a taint, and a condition without a time, count from when first seen, and gone are forgotten",
-          "[controller][repair]") {
+TEST_CASE(
+    "a taint, and a condition without a time, count from when first seen, and gone are forgotten",
+    "[controller][repair]") {
   Fixture f;
   H100Pool(f, 1);
   absl::StatusOr<RepairPolicies> p = RepairPolicies::Parse(
@@ -93,15 +94,15 @@ TEST_CASE("a node still starting, being removed, or of no group is not judged",
   Fixture f;
   FakeNodeGroup& g = H100Pool(f, 0);
   RegisterNode(f.source, g, "young", kNow - absl::Minutes(3));
-  EditNode(f.source, "young", [](NodeObject& n) {
-    n.node.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(0));
-  });
+  EditNode(f.source, "young",
+           [](NodeObject& n) { n.node.allocatable.Set("nvidia.com/gpu", Quantity::FromUnits(0)); });
   RegisterNode(f.source, g, "leaving", kNow - absl::Hours(2));
   SetCondition(f.source, "leaving", "GpuMemWatch", "True", kNow - absl::Hours(1));
   EditNode(f.source, "leaving", [](NodeObject& n) {
     n.node.taints.push_back({kToBeDeletedTaint, "1", TaintEffect::kNoSchedule});
   });
-  auto stray = std::make_shared<NodeObject>(*NodeOf("stray", H100Template(), kNow - absl::Hours(3)));
+  auto stray =
+      std::make_shared<NodeObject>(*NodeOf("stray", H100Template(), kNow - absl::Hours(3)));
   stray->provider_id = "other://stray";
   stray->conditions.push_back({"GpuMemWatch", "True", "", "", kNow - absl::Hours(1)});
   f.source.AddNode(stray);

@@ -23,8 +23,7 @@ struct Fixture : LoopFakes {
   std::string NameOf(int node) const { return in.state.nodes[node].node->node.name; }
   // XID 79 on `name`, for long enough to be due.
   void Break(const std::string& name, absl::Duration ago = absl::Minutes(11)) {
-    SetCondition(source, name, "AcceleratedHardwareReady", "False", kNow - ago,
-                 "NvidiaXID79Error");
+    SetCondition(source, name, "AcceleratedHardwareReady", "False", kNow - ago, "NvidiaXID79Error");
   }
 };
 
@@ -58,7 +57,8 @@ TEST_CASE("three of five nodes broken at once: all tainted, one repaired at a ti
 TEST_CASE("the cluster's share bounds repairs across groups", "[controller][repair]") {
   Fixture f;
   FakeNodeGroup& big = f.cloud.AddGroup("big", 0, 20, H100Template());
-  for (int i = 0; i < 10; ++i) RegisterNode(f.source, big, "big-" + std::to_string(i), kNow - absl::Hours(1));
+  for (int i = 0; i < 10; ++i)
+    RegisterNode(f.source, big, "big-" + std::to_string(i), kNow - absl::Hours(1));
   FakeNodeGroup& one = f.cloud.AddGroup("one", 0, 5, H100Template());
   RegisterNode(f.source, one, "one-0", kNow - absl::Hours(1));
   f.Break("big-0", absl::Minutes(15));
@@ -104,8 +104,9 @@ TEST_CASE("a replacement is asked for when the pods need a home or the group its
   CHECK_THAT(plan.waiting[0].reason, Catch::Contains("maximum size (2) and its minimum (2)"));
 }
 
-TEST_CASE("a repair whose intent a restart interrupted is carried on, its replacement not asked twice",
-          "[controller][repair]") {
+TEST_CASE(
+    "a repair whose intent a restart interrupted is carried on, its replacement not asked twice",
+    "[controller][repair]") {
   Fixture f;
   H100Pool(f, 2, /*min=*/2);
   EditNode(f.source, "h100-0", [](NodeObject& n) {
