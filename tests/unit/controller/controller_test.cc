@@ -60,6 +60,9 @@ struct LoopFixture {
     if (auto a = writer.annotations.find(name); a != writer.annotations.end()) {
       for (const auto& [key, value] : a->second) seen->annotations[key] = value;
     }
+    if (auto u = writer.unschedulable.find(name); u != writer.unschedulable.end()) {
+      seen->node.unschedulable = u->second;
+    }
     return seen;
   }
   bool Listed(const std::string& provider_id) {
@@ -153,6 +156,40 @@ TEST_CASE("an idle GPU node is marked, then removed after its unneeded time, dow
   CHECK(due.removals.deleted[0].node == "h100-0");
   CHECK(f.h100->target == 0);
   CHECK(f.source.view.nodes.empty());
+}
+
+TEST_CASE("a busy node whose GPU fails is cordoned and replaced when its toleration ends, once",
+          "[controller][loop][repair]") {
+  LoopFixture f;
+  RegisterNode(f.source, *f.h100, "h100-0", kNow - absl::Hours(2));
+  RunningPod(f.source, "train-0", "h100-0", H100Template().allocatable);
+  auto broken = std::make_shared<NodeObject>(*f.source.view.nodes[0]);
+  broken->conditions.push_back(
+      {"AcceleratedHardwareReady", "False", "NvidiaXID79Error", "", kNow});
+  f.source.ReplaceNode(broken);
+  const LoopReport first = f.Loop();
+  CHECK(first.repairs.started.empty());
+  CHECK(first.next_repair_due == kNow + absl::Minutes(10));
+
+  f.clock.Advance(absl::Minutes(10));
+  const LoopReport due = f.Loop();
+  CHECK(due.repairs.started == std::vector<std::string>{"h100-0"});
+  CHECK(f.writer.HasTaint("h100-0", kUnhealthyTaint));
+  CHECK(f.writer.unschedulable["h100-0"]);
+  CHECK(f.writer.HasTaint("h100-0", kToBeDeletedTaint));
+  CHECK(f.writer.annotations["h100-0"][kRemovalReasonAnnotation] == "repair");
+  CHECK(f.writer.evicted == std::vector<std::string>{"ml/train-0"});
+  CHECK(f.h100->target == 2);  // the replacement, asked in the same loop
+  CHECK(due.scale_ups.empty());  // and no second node from scale-up for it
+
+  // Another loop, and one after a restart: the repair goes on, nothing is asked again.
+  f.clock.Advance(absl::Seconds(10));
+  f.Loop();
+  f.Restart();
+  f.clock.Advance(absl::Seconds(10));
+  const LoopReport after = f.Loop();
+  CHECK(after.repairs.by_reason.empty());
+  CHECK(f.h100->increases == std::vector<int>{1});
 }
 
 TEST_CASE("a pod no pool can hold asks for nothing and hears why, once a while",
