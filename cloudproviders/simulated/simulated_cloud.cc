@@ -498,6 +498,22 @@ void SimulatedCloud::SetLatency(absl::Duration latency) {
 }
 
 absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
+  return WithRunning(provider_id, [&](GroupState&, SimInstance& i, absl::Time now) {
+    i.reclaim_at = now + options_.spot_notice;
+  });
+}
+
+absl::Status SimulatedCloud::FailGpus(const std::string& provider_id) {
+  return WithRunning(provider_id, [](GroupState& g, SimInstance& i, absl::Time now) {
+    if (i.gpu_failed) return;
+    i.gpu_failed = true;
+    i.gpu_failure_at = now;
+    ++g.gpu_failures;
+  });
+}
+
+template <typename Change>
+absl::Status SimulatedCloud::WithRunning(const std::string& provider_id, Change change) {
   absl::MutexLock lock(&state_->mu);
   const absl::Time now = clock_.Now();
   state_->Advance(now);
@@ -508,31 +524,12 @@ absl::Status SimulatedCloud::Interrupt(const std::string& provider_id) {
         return absl::FailedPreconditionError(
             absl::StrCat("instance ", provider_id, " is not running"));
       }
-      i.reclaim_at = now + options_.spot_notice;
+      change(g, i, now);
       state_->Touch();
       return absl::OkStatus();
     }
   }
   return absl::NotFoundError(absl::StrCat("no instance ", provider_id));
-}
-
-absl::Status SimulatedCloud::FailGpus(const std::string& provider_id) {
-  absl::MutexLock lock(&state_->mu);
-  const absl::Time now = clock_.Now();
-  state_->Advance(now);
-  for (GroupState& g : state_->groups) {
-    for (SimInstance& i : g.instances) {
-      if (i.id != provider_id || i.state != InstanceState::kRunning) continue;
-      if (!i.gpu_failed) {
-        i.gpu_failed = true;
-        i.gpu_failure_at = now;
-        ++g.gpu_failures;
-        state_->Touch();
-      }
-      return absl::OkStatus();
-    }
-  }
-  return absl::NotFoundError(absl::StrCat("no running instance ", provider_id));
 }
 
 void SimulatedCloud::AddGpuFailureRate(double per_node_hour) {

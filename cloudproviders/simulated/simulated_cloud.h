@@ -80,7 +80,7 @@ class SimulatedCloud : public CloudProvider {
   // The next `count` calls (any of them) answer `error`.
   void FailNextCalls(absl::Status error, int count);
   // The instance's GPUs fail now (it keeps running, as a node whose GPU fell off the bus
-  // does); NotFound for an instance not running.
+  // does); NotFound for no such instance, FailedPrecondition for one not running.
   absl::Status FailGpus(const std::string& provider_id);
   // Every GPU group's running instances fail at this rate per node-hour from now on, on top
   // of their groups' own gpuFailuresPerNodeHour; drawn per instance from the seed.
@@ -116,6 +116,10 @@ class SimulatedCloud : public CloudProvider {
  private:
   class Group;
   absl::Status BeginCall();  // latency and injected errors
+  // Applies `change(group, instance, now)` to the running instance `provider_id`, brought up
+  // to now; NotFound or FailedPrecondition (not running) otherwise.
+  template <typename Change>
+  absl::Status WithRunning(const std::string& provider_id, Change change);
 
   Clock& clock_;
   const SimulatedCloudOptions options_;
