@@ -164,8 +164,7 @@ TEST_CASE("a busy node whose GPU fails is cordoned and replaced when its tolerat
   RegisterNode(f.source, *f.h100, "h100-0", kNow - absl::Hours(2));
   RunningPod(f.source, "train-0", "h100-0", H100Template().allocatable);
   auto broken = std::make_shared<NodeObject>(*f.source.view.nodes[0]);
-  broken->conditions.push_back(
-      {"AcceleratedHardwareReady", "False", "NvidiaXID79Error", "", kNow});
+  broken->conditions.push_back({"AcceleratedHardwareReady", "False", "NvidiaXID79Error", "", kNow});
   f.source.ReplaceNode(broken);
   const LoopReport first = f.Loop();
   CHECK(first.repairs.started.empty());
@@ -179,7 +178,7 @@ TEST_CASE("a busy node whose GPU fails is cordoned and replaced when its tolerat
   CHECK(f.writer.HasTaint("h100-0", kToBeDeletedTaint));
   CHECK(f.writer.annotations["h100-0"][kRemovalReasonAnnotation] == "repair");
   CHECK(f.writer.evicted == std::vector<std::string>{"ml/train-0"});
-  CHECK(f.h100->target == 2);  // the replacement, asked in the same loop
+  CHECK(f.h100->target == 2);    // the replacement, asked in the same loop
   CHECK(due.scale_ups.empty());  // and no second node from scale-up for it
 
   // Another loop, and one after a restart: the repair goes on, nothing is asked again.
