@@ -158,6 +158,38 @@ TEST_CASE("an idle GPU node is marked, then removed after its unneeded time, dow
   CHECK(f.source.view.nodes.empty());
 }
 
+TEST_CASE("a new node held by gpu-operator's readiness taint is awaited, not doubled or removed",
+          "[controller][loop][repair]") {
+  LoopFixture f;
+  f.source.AddPod(PendingPod("train-0", Res({{"nvidia.com/gpu", "8"}}), kNow));
+  REQUIRE(f.Loop().nodes_added() == 1);
+  // The node registers Ready with its GPUs, but the Node Readiness Controller's taint is on
+  // until Node Problem Detector says nvidia.com/GPUReady=True.
+  f.clock.Advance(absl::Minutes(2));
+  Instance& asked = f.h100->instances.back();
+  asked.state = InstanceState::kRunning;
+  auto node = std::make_shared<NodeObject>();
+  node->node.name = "h100-0";
+  node->node.labels = f.h100->node_template.labels;
+  node->node.allocatable = f.h100->node_template.allocatable;
+  node->provider_id = asked.id;
+  node->ready = true;
+  node->created = f.clock.Now();
+  node->node.taints.push_back(
+      {"readiness.k8s.io/nvidia-gpu-not-ready", "pending", TaintEffect::kNoSchedule});
+  node->conditions.push_back({"nvidia.com/GPUReady", "False", "DriverLoading", "", f.clock.Now()});
+  f.source.AddNode(node);
+  for (int i = 0; i < 6; ++i) {
+    f.clock.Advance(absl::Minutes(1));
+    const LoopReport r = f.Loop();
+    CHECK(r.scale_ups.empty());
+    CHECK(r.state.FindGroup("h100")->counts.not_started == 1);
+    CHECK(r.removals.started == 0);
+    CHECK(r.repairs.started.empty());
+  }
+  CHECK(f.h100->increases == std::vector<int>{1});
+}
+
 TEST_CASE("a busy node whose GPU fails is cordoned and replaced when its toleration ends, once",
           "[controller][loop][repair]") {
   LoopFixture f;
