@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "estimator/node.h"
 
@@ -62,7 +63,7 @@ bool HasTaint(const Node& node, absl::string_view key);
 
 // The Node Readiness Controller's taints (gpu-operator's nvidia-gpu-not-ready among them):
 // removed once the node's readiness conditions hold.
-inline constexpr char kReadinessTaintPrefix[] = "readiness.k8s.io/";
+inline constexpr absl::string_view kReadinessTaintPrefix = "readiness.k8s.io/";
 
 // Whether `key` is one of `keys`, or under one of them that ends in '/'.
 bool TaintKeyMatches(absl::string_view key, const std::vector<std::string>& keys);
